@@ -1,32 +1,96 @@
 # The commands a learner types. `make book` and `make test` set everything up on first use.
-PY      ?= python3
-VENV    ?= .venv
-BIN     := $(VENV)/bin
-STAMP   := $(VENV)/.installed
-TORCH   ?= torch==2.13.0
+#
+#   make book      create .venv, install everything, export the package, build the book
+#                  (every chapter is executed) into _build/html/index.html
+#   make test      create .venv if needed, then run the whole test suite (pytest): it
+#                  rebuilds the book from scratch and checks it in a headless browser
+#   make lab       open the chapters in JupyterLab
+#   make nbtest    run every chapter with nbdev-test
+#   make grade EX=exercises/01_attention.ipynb     grade one exercise
+#   make exercises regenerate exercises/ from solutions/
+#
+# Using an environment of your own (e.g. conda, see environment.yml) instead of .venv:
+#   make book BIN=$CONDA_PREFIX/bin
+PY       ?= python3
+VENV     ?= .venv
+BIN      ?= $(VENV)/bin
+# torch is installed first, pinned to the CPU build the course is tested with. For a GPU,
+# pass a CUDA build on a fresh checkout, e.g. `make setup TORCH=torch` (extra pip
+# arguments are allowed: TORCH="torch --index-url URL").
+TORCH    ?= torch==2.13.0
+# MathJax 3 from npm, served by the book itself so math renders offline.
+MATHJAX  ?= mathjax@3.2.2
+MJ_DIR   := .cache/mathjax
+MJ_STAMP := $(MJ_DIR)/installed-$(MATHJAX)
+# -W: any warning (a failing cell included) fails the build; -n: nitpicky references;
+# --keep-going: report every problem, not just the first.
+BOOK_FLAGS ?= -W -n --keep-going
 
-.PHONY: setup book test export lab clean
+# The .venv is ours to create and fill; an environment passed as BIN is used as it is.
+ifeq ($(abspath $(BIN)),$(abspath $(VENV)/bin))
+STAMP := $(VENV)/.installed
+else
+STAMP :=
+endif
+
+.PHONY: setup export book site mathjax test nbtest lab exercises grade clean distclean
 
 setup: $(STAMP)
 
-# The virtual environment: torch first (pinned to the CPU build this course is tested with;
-# override TORCH=... for a CUDA build), then the package itself in editable mode with its
-# development extras.
+ifneq ($(STAMP),)
+# The virtual environment: torch first, then the package itself in editable mode with
+# its development extras (Jupyter Book, JupyterLab, nbdev, pytest, ...).
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q "$(TORCH)"
+	$(BIN)/pip install -q $(TORCH)
 	$(BIN)/pip install -q -e ".[dev]"
 	touch $(STAMP)
+endif
 
+# transformer/ is generated from chapters/*.ipynb.
 export: $(STAMP)
 	$(BIN)/nbdev-export
 
+# The book, from the chapters as they are on disk.
+book: export
+	@$(MAKE) --no-print-directory site
+
+# The book from the package as it is (no export): what the tests build and check.
+site: $(STAMP) $(MJ_STAMP)
+	rm -rf _build/html _build/jupyter_execute _build/.doctrees
+	$(BIN)/jupyter-book build . $(BOOK_FLAGS)
+	@echo "The book: $(CURDIR)/_build/html/index.html"
+
+mathjax: $(MJ_STAMP)
+
+$(MJ_STAMP):
+	rm -rf $(MJ_DIR)
+	mkdir -p $(MJ_DIR)/static
+	npm install --no-save --no-audit --no-fund --loglevel=error --prefix $(MJ_DIR) $(MATHJAX)
+	cp -r $(MJ_DIR)/node_modules/mathjax/es5 $(MJ_DIR)/static/mathjax
+	touch $@
+
+# The whole test suite. tests/test_book.py runs `make site` itself (a fresh build, every
+# chapter executed) and checks the result in headless Chromium.
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
+nbtest: $(STAMP)
+	$(BIN)/nbdev-test chapters
+
 lab: $(STAMP)
-	$(BIN)/jupyter lab chapters/
+	$(BIN)/jupyter lab
+
+exercises: $(STAMP)
+	$(BIN)/python -m grader build
+
+grade: $(STAMP)
+	@test -n "$(EX)" || { echo "usage: make grade EX=exercises/01_attention.ipynb"; exit 2; }
+	$(BIN)/python -m grader grade $(EX)
 
 clean:
 	rm -rf _build
+
+distclean: clean
+	rm -rf $(VENV) $(MJ_DIR)

@@ -5,39 +5,40 @@
 # %% auto #0
 __all__ = ['Embeddings', 'sinusoidal_encoding', 'PositionalEncoding']
 
-# %% ../chapters/03_embeddings.ipynb #8654eb75
+# %% ../chapters/03_embeddings.ipynb #40afea11
 import math
 import torch
 from torch import nn
 
-# %% ../chapters/03_embeddings.ipynb #fdd6cf98
+# %% ../chapters/03_embeddings.ipynb #8ab777f9
 class Embeddings(nn.Module):
-    "Token lookup table, scaled by sqrt(d_model)."
+    "Token lookup table of shape (vocab, d_model); the rows it returns are scaled by sqrt(d_model)."
     def __init__(self, vocab, d_model, padding_idx=None):
         super().__init__()
         self.lut = nn.Embedding(vocab, d_model, padding_idx=padding_idx)
         self.d_model = d_model
-    def forward(self, ids):                                  # (batch, len)
+    def forward(self, ids):                                  # (batch, len) integer ids
         return self.lut(ids) * math.sqrt(self.d_model)       # (batch, len, d_model)
 
-# %% ../chapters/03_embeddings.ipynb #9f0e332d
+# %% ../chapters/03_embeddings.ipynb #d9f15c27
 def sinusoidal_encoding(max_len, d_model):
     "PE[pos, 2i] = sin(pos / 10000^(2i/d_model)), PE[pos, 2i+1] = cos(...): (max_len, d_model)."
     pos = torch.arange(max_len, dtype=torch.float32).unsqueeze(1)                  # (max_len, 1)
-    inv_freq = torch.exp(torch.arange(0, d_model, 2, dtype=torch.float32) * (-math.log(10000.0) / d_model))
+    # omega_i = 10000^(-2i/d_model), computed in log space as exp(-2i * ln(10000) / d_model)
+    inv_freq = torch.exp(torch.arange(0, d_model, 2, dtype=torch.float32) * (-math.log(10000.0) / d_model))  # (d_model/2,)
     pe = torch.zeros(max_len, d_model)
-    pe[:, 0::2] = torch.sin(pos * inv_freq)
-    pe[:, 1::2] = torch.cos(pos * inv_freq)
-    return pe
+    pe[:, 0::2] = torch.sin(pos * inv_freq)                  # even dimensions, (max_len, d_model/2)
+    pe[:, 1::2] = torch.cos(pos * inv_freq)                  # odd dimensions, (max_len, d_model/2)
+    return pe                                                # (max_len, d_model)
 
-# %% ../chapters/03_embeddings.ipynb #a7b157e2
+# %% ../chapters/03_embeddings.ipynb #b1dee1f5
 class PositionalEncoding(nn.Module):
-    "Adds the sinusoidal encoding to a batch of embeddings, then dropout."
+    "Adds the sinusoidal encoding of positions start, start+1, ... to a batch of embeddings, then dropout."
     def __init__(self, d_model, dropout=0.1, max_len=5000):
         super().__init__()
         self.dropout = nn.Dropout(dropout)
-        self.register_buffer("pe", sinusoidal_encoding(max_len, d_model), persistent=False)
+        self.register_buffer("pe", sinusoidal_encoding(max_len, d_model), persistent=False)  # (max_len, d_model)
     def forward(self, x, start=0):                           # (batch, len, d_model)
         if start + x.size(1) > self.pe.size(0):
             raise ValueError(f"sequence of length {start + x.size(1)} exceeds max_len={self.pe.size(0)}")
-        return self.dropout(x + self.pe[start:start + x.size(1)])
+        return self.dropout(x + self.pe[start:start + x.size(1)])   # (batch, len, d_model)

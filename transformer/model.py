@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['TransformerConfig', 'Transformer', 'count_parameters']
 
-# %% ../chapters/06_model.ipynb #a7608c5b
+# %% ../chapters/06_model.ipynb #6a3556a8
 from dataclasses import dataclass, asdict, replace
 import torch
 from torch import nn
@@ -14,19 +14,19 @@ from .embeddings import Embeddings, PositionalEncoding
 from .encoder import Encoder
 from .decoder import Decoder
 
-# %% ../chapters/06_model.ipynb #8d5aa234
+# %% ../chapters/06_model.ipynb #5fb43a1d
 @dataclass
 class TransformerConfig:
-    "Every hyperparameter of the model, with presets from the paper."
+    "Every hyperparameter of the model, with the paper's `base` and `big` presets."
     src_vocab: int
     tgt_vocab: int
     d_model: int = 512
     n_layers: int = 6          # N: layers in the encoder and in the decoder
-    h: int = 8
-    d_ff: int = 2048
-    dropout: float = 0.1
-    attn_dropout: float = 0.0
-    max_len: int = 256
+    h: int = 8                 # attention heads; d_k = d_v = d_model / h
+    d_ff: int = 2048           # inner size of the position-wise feed-forward network
+    dropout: float = 0.1       # on embeddings and on every sublayer output
+    attn_dropout: float = 0.0  # on attention weights
+    max_len: int = 256         # longest sequence the positional encoding covers
     pad_id: int = 0
     pre_norm: bool = False
     fast_attention: bool = False
@@ -41,7 +41,7 @@ class TransformerConfig:
     @property
     def d_k(self): return self.d_model // self.h
 
-# %% ../chapters/06_model.ipynb #4080b265
+# %% ../chapters/06_model.ipynb #758ab301
 class Transformer(nn.Module):
     "The encoder-decoder of Vaswani et al. (2017): (src ids, tgt ids) -> next-token logits."
     def __init__(self, cfg: TransformerConfig):
@@ -55,39 +55,42 @@ class Transformer(nn.Module):
         self.pos = PositionalEncoding(cfg.d_model, cfg.dropout, cfg.max_len)
         self.encoder = Encoder(*layer_args)
         self.decoder = Decoder(*layer_args)
-        self.generator = nn.Linear(cfg.d_model, cfg.tgt_vocab, bias=False)
+        self.generator = nn.Linear(cfg.d_model, cfg.tgt_vocab, bias=False)   # W: (tgt_vocab, d_model)
         self._init_weights()
-        if cfg.tie_output:
+        if cfg.tie_output:                    # one Parameter, two uses: lookup rows and output rows
             self.generator.weight = self.tgt_embed.lut.weight
 
     def _init_weights(self):
+        "Embedding tables ~ N(0, d_model^-0.5); every other matrix Xavier-uniform; biases and norms keep PyTorch's defaults."
         for name, p in self.named_parameters():
             if "lut" in name:
                 nn.init.normal_(p, 0.0, self.cfg.d_model ** -0.5)
             elif p.dim() > 1:
                 nn.init.xavier_uniform_(p)
 
-    def encode(self, src, src_mask=None):                    # (batch, len_s)
+    def encode(self, src, src_mask=None):
+        "src ids (batch, len_s) -> memory (batch, len_s, d_model)."
         return self.encoder(self.pos(self.src_embed(src)), src_mask)   # (batch, len_s, d_model)
 
     def decode(self, tgt, memory, src_mask=None, tgt_mask=None, cache=None, start=0):
+        "tgt ids (batch, len_t) at positions start.. and memory -> logits (batch, len_t, tgt_vocab)."
         x = self.pos(self.tgt_embed(tgt), start)             # (batch, len_t, d_model)
         return self.generator(self.decoder(x, memory, src_mask, tgt_mask, cache))  # (batch, len_t, tgt_vocab)
 
     def forward(self, src, tgt, src_mask=None, tgt_mask=None):
         "src (batch, len_s), tgt (batch, len_t) token ids -> logits (batch, len_t, tgt_vocab)."
-        if src_mask is None: src_mask = padding_mask(src, self.cfg.pad_id)
-        if tgt_mask is None: tgt_mask = padding_mask(tgt, self.cfg.pad_id) & causal_mask(tgt.size(1), tgt.device)
+        if src_mask is None: src_mask = padding_mask(src, self.cfg.pad_id)          # (batch, 1, 1, len_s)
+        if tgt_mask is None: tgt_mask = padding_mask(tgt, self.cfg.pad_id) & causal_mask(tgt.size(1), tgt.device)  # (batch, 1, len_t, len_t)
         return self.decode(tgt, self.encode(src, src_mask), src_mask, tgt_mask)
 
-# %% ../chapters/06_model.ipynb #f04a9544
+# %% ../chapters/06_model.ipynb #213d1123
 def count_parameters(model):
-    "Parameters per top-level component, each shared tensor counted once (in its first owner)."
+    "Parameters per top-level component, each shared tensor counted once (in its first owner), plus 'total'."
     seen, counts = set(), {}
     for name, p in model.named_parameters(remove_duplicate=False):
         if id(p) in seen: continue
         seen.add(id(p))
-        part = name.split(".")[0]
+        part = name.split(".")[0]                  # "encoder.layers.0.ffn.w_1.weight" -> "encoder"
         counts[part] = counts.get(part, 0) + p.numel()
     counts["total"] = sum(counts.values())
     return counts

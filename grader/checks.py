@@ -1,0 +1,207 @@
+"""What a question's check may use: Miss, input helpers, comparisons, and the ban on the package's own answer."""
+import importlib
+import inspect
+import math
+import sys
+from dataclasses import dataclass, field
+
+import torch
+from torch import nn
+
+LEARNER = "<cell"          # file name prefix of code compiled from the learner's cells
+
+
+class Miss(Exception):
+    "A wrong answer: `reason` is one short line, `hint` says more (input, expected vs got), never the solution."
+    def __init__(self, reason, hint=""):
+        super().__init__(reason)
+        self.reason, self.hint = reason, hint
+
+
+class UsedReference(Exception):
+    "Raised when learner code calls the implementation it was asked to write."
+
+
+@dataclass
+class Question:
+    number: int
+    points: int
+    title: str
+    check: callable
+    forbid: tuple = field(default_factory=tuple)   # dotted names the learner's cell may not use
+
+
+def question(registry, number, points, title, forbid=()):
+    "Decorator: register `check(ns)` as question `number` worth `points`."
+    def register(check):
+        registry.append(Question(number, points, title, check, tuple(forbid)))
+        return check
+    return register
+
+
+# ---------------------------------------------------------------- the learner's names
+def need(ns, name, kind=None):
+    "The learner's `name`, which must exist (and be a class / callable when `kind` says so)."
+    if name not in ns:
+        raise Miss(f"`{name}` is not defined", f"Define `{name}` in this question's cell (keep the name).")
+    obj = ns[name]
+    if kind == "class" and not inspect.isclass(obj):
+        raise Miss(f"`{name}` is not a class", f"`{name}` is a {type(obj).__name__}.")
+    if kind == "function" and not callable(obj):
+        raise Miss(f"`{name}` is not a function", f"`{name}` is a {type(obj).__name__}.")
+    return obj
+
+
+def answer(ns, name):
+    "The learner's numeric answer `name` as a float."
+    value = ns.get(name)
+    if value is None:
+        raise Miss("not answered yet", f"Set `{name}` to a number.")
+    if isinstance(value, torch.Tensor):
+        if value.numel() != 1:
+            raise Miss(f"`{name}` is a tensor with {value.numel()} elements, not a number")
+        value = value.item()
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise Miss(f"`{name}` is not a number", f"`{name}` is a {type(value).__name__}.") from None
+    if not math.isfinite(value):
+        raise Miss(f"`{name}` is {value}")
+    return value
+
+
+def check_number(ns, name, expected, rel=1e-3, abs_tol=1e-4):
+    got = answer(ns, name)
+    if not math.isclose(got, expected, rel_tol=rel, abs_tol=abs_tol):
+        direction = "too large" if got > expected else "too small"
+        raise Miss("wrong value", f"`{name}` = {got:.6g} is {direction} (tolerance {rel:.0e} relative).")
+
+
+# ---------------------------------------------------------------- comparisons
+def _preview(t, n=4):
+    flat = t.detach().reshape(-1)[:n].tolist()
+    return "[" + ", ".join(f"{v:.4g}" if isinstance(v, float) else str(v) for v in flat) + (", ...]" if t.numel() > n else "]")
+
+
+def same(got, expected, what, case="", atol=1e-5, rtol=1e-4):
+    "`got` must be a tensor with the shape, kind (bool or not) and values of `expected`."
+    where = f" ({case})" if case else ""
+    if not isinstance(got, torch.Tensor):
+        raise Miss(f"{what} is not a tensor{where}", f"Got a {type(got).__name__}.")
+    if tuple(got.shape) != tuple(expected.shape):
+        raise Miss(f"{what} has the wrong shape{where}",
+                   f"Expected shape {tuple(expected.shape)}, got {tuple(got.shape)}.")
+    if expected.dtype == torch.bool and got.dtype != torch.bool:
+        raise Miss(f"{what} is not a boolean tensor{where}", f"Got dtype {got.dtype}; masks are torch.bool.")
+    if expected.dtype == torch.bool or not expected.is_floating_point():
+        if not torch.equal(got.to(expected.dtype), expected):
+            bad = (got.to(expected.dtype) != expected).nonzero()[0].tolist()
+            raise Miss(f"{what} has wrong entries{where}",
+                       f"{int((got.to(expected.dtype) != expected).sum())} of {expected.numel()} entries differ; "
+                       f"the first at index {bad}: expected {expected[tuple(bad)].item()}, got {got[tuple(bad)].item()}.")
+        return
+    got = got.detach().to(expected.dtype)
+    expected = expected.detach()
+    if torch.isnan(got).any() and not torch.isnan(expected).any():
+        raise Miss(f"{what} contains NaN{where}", f"{int(torch.isnan(got).sum())} NaN entries.")
+    if not torch.allclose(got, expected, atol=atol, rtol=rtol):
+        err = (got - expected).abs().nan_to_num(float("inf"))
+        i = tuple(int(j) for j in torch.unravel_index(err.argmax(), err.shape))
+        raise Miss(f"{what} has wrong values{where}",
+                   f"Largest error {err.max().item():.3g} at index {list(i)}: expected {expected[i].item():.5g}, "
+                   f"got {got[i].item():.5g}. Expected starts {_preview(expected)}, got {_preview(got)}.")
+
+
+def copy_weights(module, reference, what):
+    "Load the reference module's weights into the learner's module (same parameter names required)."
+    if not isinstance(module, nn.Module):
+        raise Miss(f"{what} is not an nn.Module", f"Got a {type(module).__name__}.")
+    want, have = reference.state_dict(), module.state_dict()
+    missing = [k for k in want if k not in have]
+    extra = [k for k in have if k not in want]
+    if missing or extra:
+        raise Miss(f"{what} has different parameter names than asked",
+                   f"Missing: {missing[:6] or 'none'}; unexpected: {extra[:6] or 'none'}.")
+    for k, v in want.items():
+        if tuple(have[k].shape) != tuple(v.shape):
+            raise Miss(f"{what}: `{k}` has the wrong shape",
+                       f"Expected {tuple(v.shape)}, got {tuple(have[k].shape)}.")
+    module.load_state_dict(want)
+    return module
+
+
+def rand(*shape, seed=0, **kw):
+    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed), **kw)
+
+
+def randint(low, high, shape, seed=0):
+    return torch.randint(low, high, shape, generator=torch.Generator().manual_seed(seed))
+
+
+# ---------------------------------------------------------------- the ban
+USED = []      # dotted names of banned objects that learner code touched
+
+
+def _from_learner():
+    f = sys._getframe(2)
+    while f is not None:
+        if f.f_code.co_filename.startswith(LEARNER):
+            return True
+        f = f.f_back
+    return False
+
+
+def _banned(path):
+    USED.append(path)
+    raise UsedReference(f"this question asks you to write it yourself: do not use `{path}`")
+
+
+def _resolve(path):
+    parts = path.split(".")
+    for i in range(len(parts) - 1, 0, -1):
+        try:
+            owner = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        for name in parts[i:-1]:
+            owner = getattr(owner, name)
+        return owner, parts[-1]
+    raise ImportError(path)
+
+
+def _poisoned(obj, path):
+    if inspect.isclass(obj):
+        def __init__(self, *args, **kwargs):
+            if _from_learner():
+                _banned(path)
+            obj.__init__(self, *args, **kwargs)
+
+        def __init_subclass__(cls, **kwargs):
+            if _from_learner():
+                _banned(path)
+            super(poisoned, cls).__init_subclass__(**kwargs)
+        poisoned = type(obj.__name__, (obj,), {"__init__": __init__, "__module__": obj.__module__,
+                                               "__qualname__": obj.__qualname__,
+                                               "__init_subclass__": classmethod(__init_subclass__)})
+        return poisoned
+
+    def poisoned(*args, **kwargs):
+        if _from_learner():
+            _banned(path)
+        return obj(*args, **kwargs)
+    return poisoned
+
+
+def forbid(paths):
+    "Make each dotted name unusable from learner code (the package itself keeps working)."
+    for path in paths:
+        owner, name = _resolve(path)
+        original = getattr(owner, name)
+        poison = _poisoned(original, path)
+        setattr(owner, name, poison)
+        if inspect.ismodule(owner):          # also where it was re-exported, e.g. `transformer.X`
+            top = path.split(".")[0] if path.startswith("transformer") else "torch.nn"
+            for modname, mod in list(sys.modules.items()):
+                if mod is not None and (modname == top or modname.startswith(top + ".")):
+                    if vars(mod).get(name) is original:
+                        setattr(mod, name, poison)

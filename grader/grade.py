@@ -1,0 +1,165 @@
+"""Grade one notebook: each question in its own forked process, with a time limit and capped output."""
+import io
+import json
+import linecache
+import multiprocessing
+import os
+import sys
+import time
+import traceback
+from pathlib import Path
+
+from . import checks, notebook
+from .checks import LEARNER, Miss, UsedReference
+
+OUTPUT_LIMIT = 100_000     # characters a question's code may print before it is stopped
+
+
+class OutputTooLarge(Exception):
+    pass
+
+
+class CappedOutput(io.TextIOBase):
+    "Swallows what learner code prints, and stops it when it prints too much."
+    def __init__(self):
+        self.size = 0
+        self.exceeded = False
+    def writable(self):
+        return True
+    def write(self, s):
+        self.size += len(s)
+        if self.size > OUTPUT_LIMIT:
+            self.exceeded = True
+            raise OutputTooLarge(f"printed more than {OUTPUT_LIMIT:,} characters")
+        return len(s)
+
+
+def _compile(src, filename):
+    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)   # for tracebacks
+    return compile(src, filename, "exec")
+
+
+def _where(exc):
+    "The learner's line an exception came from, e.g. ' (line 7: return x @ w)'."
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.startswith(LEARNER)]
+    if not frames:
+        return ""
+    f = frames[-1]
+    return f" (line {f.lineno}: {(f.line or '').strip()[:60]})"
+
+
+def _describe(exc):
+    return f"{type(exc).__name__}: {str(exc).strip().splitlines()[0][:120] if str(exc).strip() else ''}".rstrip(": ")
+
+
+def _run_question(q, setup, source):
+    "Runs in the child: setup cell, the question's cell, then the check. Returns (passed, reason, hint)."
+    checks.forbid(q.forbid)
+    ns = {"__name__": "__main__", "__builtins__": __builtins__}
+    stage = "the setup cell"
+    try:
+        exec(_compile(setup, f"{LEARNER} setup>"), ns)
+        stage = "your cell"
+        exec(_compile(source, f"{LEARNER} question {q.number}>"), ns)
+        stage = "your code"
+        q.check(ns)
+    except Miss as m:
+        return False, m.reason, m.hint
+    except NotImplementedError:
+        return False, "not answered yet", "Replace `raise NotImplementedError()` with your code."
+    except SyntaxError as e:
+        return False, f"syntax error in {stage} (line {e.lineno})", f"{e.msg}: {(e.text or '').strip()}"
+    except OutputTooLarge as e:
+        return False, f"{stage} {e}", "Remove prints inside loops; the grader discards output anyway."
+    except UsedReference as e:
+        return False, f"uses the package's own answer", str(e)
+    except RecursionError as e:
+        return False, f"{stage} recursed too deeply", _describe(e) + _where(e)
+    except BaseException as e:                      # anything else the learner's code raised, even SystemExit
+        return False, f"{stage} raised {type(e).__name__}", _describe(e) + _where(e)
+    return True, "", ""
+
+
+def _child(conn, q, setup, source):
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+    out = CappedOutput()
+    sys.stdout = sys.stderr = out
+    import torch
+    torch.set_num_threads(1)
+    passed, reason, hint = _run_question(q, setup, source)
+    if checks.USED:
+        passed, reason, hint = False, "uses the package's own answer", \
+            f"This question asks you to write it yourself: do not use `{checks.USED[0]}`."
+    elif out.exceeded:
+        passed, reason, hint = False, f"prints more than {OUTPUT_LIMIT:,} characters", \
+            "Remove prints inside loops; the grader discards output anyway."
+    conn.send((passed, reason, hint))
+    conn.close()
+    os._exit(0)
+
+
+def grade_question(q, setup, source, timeout):
+    "Grade one question in a forked process; never raises."
+    if source is None:
+        return False, "cell not found", f"No code cell starts with `# Question {q.number} (...)`."
+    ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+    receive, send = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_child, args=(send, q, setup, source), daemon=True)
+    proc.start()
+    send.close()
+    try:
+        if receive.poll(timeout):
+            return receive.recv()
+        return False, f"took longer than {timeout:g} s", "Look for an infinite loop or a very large computation."
+    except (EOFError, OSError):
+        proc.join(1)
+        return False, f"crashed (exit code {proc.exitcode})", "The process running your code died, e.g. out of memory or os._exit()."
+    finally:
+        if proc.is_alive():
+            proc.kill()
+        proc.join()
+        receive.close()
+
+
+def grade(path, timeout=30.0):
+    "Grade the notebook at `path`; returns the result as a dict (see README)."
+    from .questions import chapter
+    nb = notebook.read(path)
+    name = notebook.chapter_of(nb, path)
+    chap, questions = chapter(name)
+    if chap is None:
+        raise ValueError(f"{path}: not an exercise notebook (no grader.chapter in its metadata and no NN_ in its name)")
+    setup, sources = notebook.cells(nb)
+    results = []
+    for q in questions:
+        start = time.perf_counter()
+        passed, reason, hint = grade_question(q, setup, sources.get(q.number), timeout)
+        results.append(dict(number=q.number, title=q.title, points=q.points if passed else 0,
+                            max_points=q.points, passed=passed, reason=reason, hint=hint,
+                            seconds=round(time.perf_counter() - start, 2)))
+    return dict(notebook=str(path), exercise=chap, score=sum(r["points"] for r in results),
+                max_score=sum(q.points for q in questions), questions=results)
+
+
+def table(result, hints=False):
+    "The result as the text the command prints."
+    rows = [("#", "Question", "Points", "Result")]
+    for r in result["questions"]:
+        rows.append((str(r["number"]), r["title"], f"{r['points']}/{r['max_points']}", "ok" if r["passed"] else r["reason"]))
+    w = [max(len(row[i]) for row in rows) for i in range(3)]
+    lines = [f"{result['notebook']} (exercise {result['exercise']})"]
+    for i, row in enumerate(rows):
+        lines.append(f"  {row[0]:>{w[0]}}  {row[1]:<{w[1]}}  {row[2]:>{w[2]}}  {row[3]}")
+        r = result["questions"][i - 1] if i else None
+        if hints and r and not r["passed"] and r["hint"]:
+            lines.append(f"  {'':>{w[0]}}  {'':<{w[1]}}  {'':>{w[2]}}    hint: {r['hint']}")
+    lines.append(f"  Total: {result['score']}/{result['max_score']} points")
+    return "\n".join(lines)
+
+
+def write_json(result, path):
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(result, indent=1) + "\n")

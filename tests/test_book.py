@@ -1,0 +1,99 @@
+"""The book: built fresh once per test session, then checked as a reader would see it.
+
+The session fixture runs `make site` (the book build of `make book` without re-exporting
+the package, so that tests/test_export.py still checks the committed package): it wipes
+_build/html, executes every chapter and fails on any warning, a failing cell included.
+The checks themselves live in tools/check_site.py (also usable by hand:
+`python tools/check_site.py`). The browser test needs Chromium (Debian: `apt-get install
+chromium`); without one it is skipped, except in CI (CI=true), where it fails.
+
+BOOK_REUSE=1 checks the existing _build/html instead of rebuilding (for quick iteration
+only; `make test` always rebuilds).
+"""
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+import check_site  # noqa: E402
+
+HTML = ROOT / "_build" / "html"
+LOG = ROOT / "_build" / "book.log"
+
+
+@pytest.fixture(scope="session")
+def build():
+    "Build the book once: (exit status, log text)."
+    if os.environ.get("BOOK_REUSE") == "1" and HTML.is_dir():
+        return 0, "(BOOK_REUSE=1: existing build checked)"
+    LOG.parent.mkdir(exist_ok=True)
+    bindir = Path(sys.executable).parent  # the environment running the tests builds the book
+    r = subprocess.run(["make", "--no-print-directory", "site", f"BIN={bindir}"], cwd=ROOT,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    LOG.write_text(r.stdout)
+    return r.returncode, r.stdout
+
+
+@pytest.fixture(scope="session")
+def html(build):
+    if not (HTML / "index.html").is_file():
+        pytest.fail(f"the book build wrote no site; see {LOG}")
+    return HTML
+
+
+@pytest.fixture(scope="session")
+def docs():
+    return check_site.toc_docs(ROOT)
+
+
+def test_book_builds(build):
+    "`jupyter-book build -W -n --keep-going` succeeds: no warning, no failing cell."
+    rc, log = build
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", log)
+    problems = [l for l in plain.splitlines() if re.search(r": (WARNING|ERROR|CRITICAL):", l)]
+    assert rc == 0, f"the book build failed (full log: {LOG}):\n" + "\n".join(
+        problems[-30:] or plain.splitlines()[-30:])
+
+
+def test_toc_chapters_are_on_the_site(html, docs):
+    assert (ROOT / "chapters").joinpath("index.ipynb").exists()
+    assert check_site.check_toc_pages(html, docs) == []
+
+
+def test_every_chapter_is_in_the_toc(docs):
+    "A chapter notebook that the toc forgets would silently be left out of the book."
+    chapters = {f"chapters/{p.stem}" for p in (ROOT / "chapters").glob("*.ipynb")}
+    assert sorted(chapters - set(docs)) == []
+
+
+def test_only_toc_pages_no_solutions(html, docs):
+    assert check_site.check_no_extra_pages(html, docs) == []
+
+
+def test_no_error_in_executed_cells(html, docs):
+    assert check_site.check_no_cell_errors(html, docs) == []
+
+
+def test_every_cell_was_executed(html, docs):
+    assert check_site.check_executed(html, docs) == []
+
+
+def test_site_is_self_contained(html, docs):
+    "Nothing from other hosts; MathJax is served by the site itself."
+    assert (html / "_static" / "mathjax" / "tex-chtml.js").is_file()
+    assert check_site.check_offline(html, docs) == []
+
+
+def test_pages_in_headless_chromium(html, docs):
+    "Every toc page opens in Chromium and MathJax typesets all its math."
+    browser = check_site.find_browser()
+    if browser is None:
+        if os.environ.get("CI"):
+            pytest.fail("no Chromium in CI: .ci/run installs it with apt-get install chromium")
+        pytest.skip("no Chromium/Chrome found (Debian: apt-get install chromium; or set CHROMIUM)")
+    assert check_site.check_in_browser(html, docs, browser) == []

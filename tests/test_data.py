@@ -1,0 +1,168 @@
+"""Multi30k loading, tokenization and vocabularies (transformer.data). Never touches the network."""
+import gzip, os, shutil
+from collections import Counter
+from pathlib import Path
+import pytest
+import spacy
+from transformer.data import (DataError, Tokenizer, Vocab, SPECIALS, JOIN, multi30k_dir, load_split, read_lines,
+                              split_files, fetch_url, encode_pairs)
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def shared_data():
+    "The offline copy of Multi30k: $MULTI30K_DIR, else ../shared/data/multi30k next to the repository."
+    for d in [os.environ.get("MULTI30K_DIR"), ROOT.parent / "shared" / "data" / "multi30k"]:
+        if d and (Path(d) / "train.de.gz").is_file():
+            return Path(d)
+    pytest.skip("Multi30k files not found (set MULTI30K_DIR)")
+
+
+@pytest.fixture(scope="module")
+def data_dir():
+    return shared_data()
+
+
+@pytest.fixture(scope="module")
+def train(data_dir):
+    return load_split("train", data_dir)
+
+
+def raw_lines(path):                      # an independent reader: bytes, decoded and split by hand
+    return gzip.decompress(Path(path).read_bytes()).decode("utf-8").split("\n")[:-1]
+
+
+def test_counts_and_alignment(data_dir, train):
+    sizes = {s: len(load_split(s, data_dir)) for s in ["train", "val", "test_2016_flickr"]}
+    assert sizes == {"train": 29000, "val": 1014, "test_2016_flickr": 1000}
+    de, en = raw_lines(data_dir / "train.de.gz"), raw_lines(data_dir / "train.en.gz")
+    assert train == list(zip(de, en))
+    assert train[0] == ("Zwei junge weiße Männer sind im Freien in der Nähe vieler Büsche.",
+                        "Two young, White males are outside near many bushes.")
+    test = load_split("test_2016_flickr", data_dir)
+    assert test[-1] == tuple(raw_lines(data_dir / f"test_2016_flickr.{l}.gz")[-1] for l in ("de", "en"))
+
+
+def test_env_variable(data_dir, monkeypatch):
+    monkeypatch.setenv("MULTI30K_DIR", str(data_dir))
+    assert multi30k_dir(download=False) == data_dir
+    assert len(load_split("val")) == 1014
+
+
+def test_missing_folder_is_a_clear_error(tmp_path, monkeypatch):
+    monkeypatch.delenv("MULTI30K_DIR", raising=False)
+    with pytest.raises(DataError, match="train.de.gz"):
+        multi30k_dir(tmp_path / "nowhere")
+    (tmp_path / "train.de.gz").write_bytes(gzip.compress(b"x\n"))
+    with pytest.raises(DataError, match="train.en.gz"):      # half a split is missing
+        multi30k_dir(tmp_path, ["train"])
+    monkeypatch.setenv("MULTI30K_DIR", str(tmp_path / "nowhere"))
+    with pytest.raises(DataError):
+        load_split("val")
+    with pytest.raises(DataError, match="unknown split"):
+        split_files("test_2099")
+
+
+def test_misaligned_split_is_an_error(tmp_path):
+    (tmp_path / "val.de.gz").write_bytes(gzip.compress(b"a\nb\n"))
+    (tmp_path / "val.en.gz").write_bytes(gzip.compress(b"a\n"))
+    with pytest.raises(DataError, match="2 German but 1 English"):
+        load_split("val", tmp_path)
+    (tmp_path / "val.en.gz").write_bytes(b"not gzip")
+    with pytest.raises(DataError, match="cannot read"):
+        load_split("val", tmp_path)
+
+
+def test_download_with_fake_fetcher_caches(data_dir, tmp_path, monkeypatch):
+    monkeypatch.delenv("MULTI30K_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    calls = []
+    def fake_fetch(url, dest):
+        calls.append(url)
+        shutil.copy(data_dir / url.rsplit("/", 1)[1], dest)
+    with pytest.raises(DataError, match="MULTI30K_DIR"):      # nothing cached, downloads not allowed
+        multi30k_dir(download=False)
+    folder = multi30k_dir(fetch=fake_fetch)
+    assert folder == tmp_path / "transformer" / "multi30k"
+    assert sorted(u.rsplit("/", 1)[1] for u in calls) == sorted(
+        f"{s}.{l}.gz" for s in ["train", "val", "test_2016_flickr"] for l in ["de", "en"])
+    assert all(u.startswith("https://raw.githubusercontent.com/multi30k/dataset/") for u in calls)
+    assert len(load_split("val", download=False)) == 1014
+    multi30k_dir(fetch=fake_fetch)                              # second call: everything is cached
+    assert len(calls) == 6
+
+
+def test_download_through_file_url(data_dir, tmp_path, monkeypatch):
+    monkeypatch.delenv("MULTI30K_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    folder = multi30k_dir(splits=["val"], url=data_dir.as_uri() + "/{name}")   # the real fetch_url, no network
+    assert read_lines(folder / "val.en.gz") == raw_lines(data_dir / "val.en.gz")
+
+
+def test_failed_download_is_a_clear_error(tmp_path, monkeypatch):
+    monkeypatch.delenv("MULTI30K_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    def offline(url, dest): raise OSError("network is unreachable")
+    with pytest.raises(DataError, match="could not download .*network is unreachable"):
+        multi30k_dir(splits=["val"], fetch=offline)
+    with pytest.raises(DataError, match="could not download"):
+        multi30k_dir(splits=["val"], url=(tmp_path / "missing").as_uri() + "/{name}")
+    assert not list((tmp_path / "transformer" / "multi30k").glob("*"))   # no partial files left
+
+
+@pytest.mark.parametrize("lang,column", [("de", 0), ("en", 1)])
+def test_detokenize_is_exact_on_training_set(train, lang, column):
+    tok = Tokenizer(lang)
+    sentences = [p[column] for p in train]
+    token_lists = tok.tokenize_many(sentences)
+    assert all(Tokenizer.detokenize(t) == s for t, s in zip(token_lists, sentences))
+    assert token_lists[:50] == [tok(s) for s in sentences[:50]]
+
+
+def test_tokens_follow_spacy():
+    nlp, tok = spacy.blank("en"), Tokenizer("en")
+    for s in ['A man\'s "red" hat (2 of them).', "  two  spaces\tand a tab ", "don't stop", "x"]:
+        doc, pieces = nlp(s), tok(s)
+        assert [p.removeprefix(JOIN) for p in pieces][:len(doc)] == [t.text for t in doc]
+        # "##" exactly where spaCy says there is no space before the token
+        assert [p.startswith(JOIN) for p in pieces[1:len(doc)]] == [not t.whitespace_ for t in doc[:-1]]
+        assert Tokenizer.detokenize(pieces) == s
+    assert tok("A dog.") == ["A", "dog", "##."]
+    assert Tokenizer.detokenize(["##.", "A", "dog"]) == ". A dog"     # a stray marker at the start is dropped
+    assert Tokenizer("de")("Ein Mann, z.B. hier.") == ["Ein", "Mann", "##,", "z.B.", "hier", "##."]
+
+
+def test_vocab_min_freq_specials_unk():
+    lists = [["a", "b", "a"], ["c", "a", "b"], ["d"]]
+    v = Vocab.build(lists, min_freq=2)
+    assert v.itos == ["<pad>", "<unk>", "<bos>", "<eos>", "a", "b"]
+    assert (v.pad_id, v.unk_id, v.bos_id, v.eos_id) == (0, 1, 2, 3) and len(v) == 6
+    assert v.encode(["a", "c", "zzz"], bos=True, eos=True) == [2, 4, 1, 1, 3]
+    assert v.decode([2, 4, 5, 0, 3, 4]) == ["a", "b"]            # <bos>/<pad> dropped, stops at <eos>
+    assert Vocab.build(lists, min_freq=1).itos[4:] == ["a", "b", "c", "d"]
+    assert Vocab.build(lists, min_freq=1, max_size=2).itos[4:] == ["a", "b"]
+    assert "a" in v and "c" not in v
+    with pytest.raises(ValueError):
+        Vocab(["a", "b"])
+
+
+def test_vocab_from_train_and_round_trip(train, tmp_path):
+    import torch
+    tok = Tokenizer("en")
+    lists = tok.tokenize_many([p[1] for p in train[:3000]])
+    v = Vocab.build(lists, min_freq=2)
+    counts = Counter(t for l in lists for t in l)
+    assert set(v.itos[4:]) == {t for t, c in counts.items() if c >= 2}
+    assert all(counts[a] >= counts[b] for a, b in zip(v.itos[4:], v.itos[5:]))   # most frequent first
+    torch.save({"vocab": v.to_dict()}, tmp_path / "v.pt")
+    w = Vocab.from_dict(torch.load(tmp_path / "v.pt")["vocab"])
+    assert w.itos == v.itos and w.stoi == v.stoi
+
+
+def test_encode_pairs(train):
+    de, en = Tokenizer("de"), Tokenizer("en")
+    vd, ve = Vocab.build(de.tokenize_many([p[0] for p in train[:500]])), Vocab.build(en.tokenize_many([p[1] for p in train[:500]]))
+    pairs = encode_pairs(train[:3], de, en, vd, ve)
+    for (s, t), (sd, se) in zip(pairs, train[:3]):
+        assert s == [vd.stoi.get(x, 1) for x in de(sd)] + [3]
+        assert t == [ve.stoi.get(x, 1) for x in en(se)]

@@ -1,0 +1,151 @@
+"""Tests for transformer.encoder against manual formulas and torch.nn.TransformerEncoderLayer."""
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+from torch.testing import assert_close
+from transformer.attention import padding_mask
+from transformer.encoder import FeedForward, SublayerConnection, EncoderLayer, Encoder
+
+D_MODEL, H, D_FF = 16, 4, 32
+
+
+def randomize_norms(module):
+    "Non-trivial LayerNorm gains and biases, so that a misplaced norm cannot hide."
+    for m in module.modules():
+        if isinstance(m, nn.LayerNorm):
+            nn.init.normal_(m.weight, 1.0, 0.5)
+            nn.init.normal_(m.bias, 0.0, 0.5)
+
+
+def torch_layer(ours, pre_norm):
+    "nn.TransformerEncoderLayer with a copy of our layer's weights."
+    ref = nn.TransformerEncoderLayer(D_MODEL, H, D_FF, dropout=0.0, batch_first=True, norm_first=pre_norm)
+    a = ours.self_attn
+    with torch.no_grad():
+        ref.self_attn.in_proj_weight.copy_(torch.cat([a.w_q.weight, a.w_k.weight, a.w_v.weight]))
+        ref.self_attn.in_proj_bias.copy_(torch.cat([a.w_q.bias, a.w_k.bias, a.w_v.bias]))
+        ref.self_attn.out_proj.weight.copy_(a.w_o.weight)
+        ref.self_attn.out_proj.bias.copy_(a.w_o.bias)
+        ref.linear1.load_state_dict(ours.ffn.w_1.state_dict())
+        ref.linear2.load_state_dict(ours.ffn.w_2.state_dict())
+        ref.norm1.load_state_dict(ours.sublayers[0].norm.state_dict())
+        ref.norm2.load_state_dict(ours.sublayers[1].norm.state_dict())
+    return ref
+
+
+@pytest.fixture
+def batch():
+    torch.manual_seed(0)
+    ids = torch.tensor([[5, 3, 8, 2, 9, 4], [6, 2, 7, 0, 0, 0], [1, 1, 0, 0, 0, 0]])
+    return torch.randn(3, 6, D_MODEL), ids
+
+
+def test_feed_forward_matches_manual():
+    torch.manual_seed(0)
+    ffn = FeedForward(D_MODEL, D_FF, dropout=0.3).eval()
+    x = torch.randn(2, 5, D_MODEL)
+    h = torch.clamp(x @ ffn.w_1.weight.T + ffn.w_1.bias, min=0)
+    assert ffn.w_1.weight.shape == (D_FF, D_MODEL) and ffn.w_2.weight.shape == (D_MODEL, D_FF)
+    assert_close(ffn(x), h @ ffn.w_2.weight.T + ffn.w_2.bias)
+
+
+def test_feed_forward_is_position_wise():
+    torch.manual_seed(0)
+    ffn = FeedForward(D_MODEL, D_FF, dropout=0.0)
+    x = torch.randn(1, 5, D_MODEL)
+    y = x.clone()
+    y[0, 3] += 1.0
+    diff = (ffn(y) - ffn(x)).abs().amax(-1)[0]
+    assert (diff[[0, 1, 2, 4]] == 0).all() and diff[3] > 0
+
+
+@pytest.mark.parametrize("pre_norm", [False, True])
+def test_sublayer_connection_matches_formula(pre_norm):
+    torch.manual_seed(0)
+    sub = SublayerConnection(D_MODEL, dropout=0.0, pre_norm=pre_norm)
+    randomize_norms(sub)
+    lin = nn.Linear(D_MODEL, D_MODEL)
+    x = 2 * torch.randn(2, 4, D_MODEL) + 1
+    ln = lambda t: F.layer_norm(t, (D_MODEL,), sub.norm.weight, sub.norm.bias, eps=1e-5)
+    expected = x + lin(ln(x)) if pre_norm else ln(x + lin(x))
+    assert_close(sub(x, lin), expected)
+
+
+def test_sublayer_connection_dropout_only_on_sublayer_output():
+    torch.manual_seed(0)
+    x = torch.randn(2, 4, D_MODEL)
+    zero = lambda t: torch.zeros_like(t)
+    pre = SublayerConnection(D_MODEL, dropout=0.9, pre_norm=True).train()
+    post = SublayerConnection(D_MODEL, dropout=0.9, pre_norm=False).train()
+    assert_close(pre(x, zero), x)                                # residual path untouched by dropout
+    assert_close(post(x, zero), F.layer_norm(x, (D_MODEL,)))
+
+
+@pytest.mark.parametrize("pre_norm", [False, True])
+def test_encoder_layer_matches_torch(batch, pre_norm):
+    x, ids = batch
+    torch.manual_seed(1)
+    ours = EncoderLayer(D_MODEL, H, D_FF, dropout=0.0, pre_norm=pre_norm)
+    randomize_norms(ours)
+    ref = torch_layer(ours, pre_norm).train()                    # train mode (dropout 0): no fused fast path
+    expected = ref(x, src_key_padding_mask=(ids == 0))
+    assert_close(ours(x, padding_mask(ids, 0)), expected, atol=1e-5, rtol=1e-4)
+    assert_close(ours(x), ref(x), atol=1e-5, rtol=1e-4)          # and without a mask
+
+
+@pytest.mark.parametrize("pre_norm", [False, True])
+def test_encoder_stack_matches_torch_layers(batch, pre_norm):
+    x, ids = batch
+    torch.manual_seed(2)
+    enc = Encoder(3, D_MODEL, H, D_FF, dropout=0.0, pre_norm=pre_norm)
+    randomize_norms(enc)
+    mask = padding_mask(ids, 0)
+    expected = x
+    for layer in enc.layers:
+        expected = torch_layer(layer, pre_norm).train()(expected, src_key_padding_mask=(ids == 0))
+    if pre_norm:
+        expected = F.layer_norm(expected, (D_MODEL,), enc.norm.weight, enc.norm.bias)
+    out = enc(x, mask)
+    assert out.shape == x.shape
+    assert_close(out, expected, atol=1e-5, rtol=1e-4)
+
+
+@pytest.mark.parametrize("pre_norm", [False, True])
+def test_padding_does_not_change_real_positions(batch, pre_norm):
+    x, ids = batch
+    torch.manual_seed(3)
+    enc = Encoder(2, D_MODEL, H, D_FF, dropout=0.0, pre_norm=pre_norm)
+    mask = padding_mask(ids, 0)
+    junk = x.clone()
+    junk[ids == 0] = 50 * torch.randn(int((ids == 0).sum()), D_MODEL)
+    real = ids != 0
+    assert_close(enc(junk, mask)[real], enc(x, mask)[real])
+    # a sentence alone, unpadded, gives the same outputs as inside the padded batch
+    alone = enc(x[1:2, :3], padding_mask(ids[1:2, :3], 0))
+    assert_close(alone[0], enc(x, mask)[1, :3], atol=1e-5, rtol=1e-4)
+
+
+def test_encoder_without_positions_is_permutation_equivariant(batch):
+    x, _ = batch
+    torch.manual_seed(4)
+    enc = Encoder(2, D_MODEL, H, D_FF, dropout=0.0)
+    perm = torch.tensor([4, 0, 5, 2, 1, 3])
+    assert_close(enc(x[:, perm]), enc(x)[:, perm], atol=1e-5, rtol=1e-4)
+
+
+def test_encoder_fast_path_equals_explicit(batch):
+    x, ids = batch
+    torch.manual_seed(5)
+    slow = Encoder(2, D_MODEL, H, D_FF, dropout=0.0)
+    fast = Encoder(2, D_MODEL, H, D_FF, dropout=0.0, fast=True)
+    fast.load_state_dict(slow.state_dict())
+    mask = padding_mask(ids, 0)
+    assert_close(fast(x, mask), slow(x, mask), atol=1e-5, rtol=1e-4)
+
+
+def test_encoder_layers_are_independent():
+    enc = Encoder(2, D_MODEL, H, D_FF)
+    assert enc.layers[0].ffn.w_1.weight.data_ptr() != enc.layers[1].ffn.w_1.weight.data_ptr()
+    assert isinstance(enc.norm, nn.Identity)
+    assert isinstance(Encoder(2, D_MODEL, H, D_FF, pre_norm=True).norm, nn.LayerNorm)

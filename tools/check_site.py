@@ -1,0 +1,284 @@
+"""Check a built book (_build/html) the way a reader would see it.
+
+    python tools/check_site.py [_build/html] [--no-browser]
+
+Static checks on the HTML files:
+  - every page listed in _toc.yml is on the site, and no other page is (no exercise,
+    solution, test or package file);
+  - no executed cell shows an error (traceback output, error output classes);
+  - every code cell of every chapter ran (_build/jupyter_execute keeps the executed copies);
+  - no page loads a script, stylesheet or image from another host (the site works
+    offline), and the MathJax the pages load is the copy inside the site.
+Browser check (headless Chromium; `--no-browser` skips it):
+  - each page of the toc is opened from a local HTTP server, MathJax is given time to run
+    (virtual time budget), and the DOM is dumped: every math element must have been
+    typeset (an mjx-container inside it) and no TeX delimiter ($$, \\(, \\[, $..\\..$,
+    \\begin{...}) may be left in the text outside code.
+
+Exit status 1 and a list of problems when something is wrong. tests/test_book.py runs
+the same checks, one test each.
+"""
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+import yaml
+from bs4 import BeautifulSoup
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# Pages Sphinx writes besides the documents of the toc.
+SPHINX_PAGES = {"index.html", "search.html", "genindex.html", "py-modindex.html"}
+TEX_LEFT = re.compile(r"\$\$|\\\(|\\\)|\\\[|\\\]|\\begin\{|\$[^$\n]*\\[A-Za-z]+[^$\n]*\$")
+BROWSER_NAMES = ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome"]
+BROWSER_FLAGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--disable-dev-shm-usage", "--hide-scrollbars", "--mute-audio",
+]
+
+
+# ---------------------------------------------------------------------------- the toc
+def toc_docs(root: Path = ROOT) -> list[str]:
+    "Document names listed in _toc.yml (root first), without suffix: 'chapters/01_attention'."
+    toc = yaml.safe_load((root / "_toc.yml").read_text())
+    docs = [toc["root"]]
+
+    def walk(entries):
+        for e in entries or []:
+            if "file" in e:
+                docs.append(e["file"])
+            walk(e.get("sections"))
+            walk(e.get("chapters"))
+            for part in e.get("parts") or []:
+                walk(part.get("chapters"))
+
+    walk(toc.get("chapters"))
+    for part in toc.get("parts") or []:
+        walk(part.get("chapters"))
+    return [str(Path(d).with_suffix("")) if Path(d).suffix in {".ipynb", ".md"} else d for d in docs]
+
+
+def page(html_dir: Path, doc: str) -> Path:
+    return Path(html_dir) / f"{doc}.html"
+
+
+@functools.lru_cache(maxsize=None)
+def _soup(path: str) -> BeautifulSoup:
+    return BeautifulSoup(Path(path).read_text(encoding="utf-8"), "html.parser")
+
+
+def soup(path: Path) -> BeautifulSoup:
+    return _soup(str(Path(path).resolve()))
+
+
+def _pages(html_dir: Path, docs: list[str]) -> list[tuple[str, Path]]:
+    return [(d, page(html_dir, d)) for d in docs if page(html_dir, d).is_file()]
+
+
+# ---------------------------------------------------------------------- static checks
+def check_toc_pages(html_dir: Path, docs: list[str]) -> list[str]:
+    "Every page of the toc is there, with a title."
+    problems = []
+    for d in docs:
+        p = page(html_dir, d)
+        if not p.is_file():
+            problems.append(f"{d}: in _toc.yml but not on the site ({p} missing)")
+            continue
+        main = soup(p).find("main") or soup(p)
+        if not main.find("h1"):
+            problems.append(f"{d}: page has no title (h1)")
+    if not (Path(html_dir) / "index.html").is_file():
+        problems.append("index.html missing")
+    return problems
+
+
+def check_no_extra_pages(html_dir: Path, docs: list[str]) -> list[str]:
+    "Only the toc's pages are on the site: nothing from exercises/, solutions/, tests/ ..."
+    html_dir = Path(html_dir)
+    allowed = {f"{d}.html" for d in docs} | SPHINX_PAGES
+    problems = []
+    for p in sorted(html_dir.rglob("*")):
+        rel = p.relative_to(html_dir).as_posix()
+        top = rel.split("/")[0]
+        if p.is_file() and p.suffix == ".html" and top not in {"_static", "_sources", "_images"} \
+                and rel not in allowed:
+            problems.append(f"{rel}: page not in _toc.yml")
+        if re.search(r"(^|/)(exercises|solutions|tests|grader|\.scratch|\.venv)(/|$)", rel):
+            problems.append(f"{rel}: must not be on the site")
+    return problems
+
+
+def check_no_cell_errors(html_dir: Path, docs: list[str]) -> list[str]:
+    "No cell output shows a traceback or an error."
+    problems = []
+    for d, p in _pages(html_dir, docs):
+        s = soup(p)
+        bad = s.select(".output.traceback, .output.error, .traceback, .cell_output .error")
+        for el in bad:
+            first = el.get_text(" ", strip=True)[:160]
+            problems.append(f"{d}: error output in an executed cell: {first!r}")
+        for out in s.select(".cell_output"):
+            text = out.get_text("\n")
+            if "Traceback (most recent call last)" in text:
+                problems.append(f"{d}: traceback in a cell output")
+    return problems
+
+
+def check_executed(html_dir: Path, docs: list[str]) -> list[str]:
+    """Every code cell of every notebook page ran: the executed copies that the build keeps
+    in _build/jupyter_execute have an execution count on each code cell (a run that stopped
+    at an error leaves the cells after it without one)."""
+    problems = []
+    executed = Path(html_dir).parent / "jupyter_execute"
+    for d in docs:
+        source = ROOT / f"{d}.ipynb"
+        if not source.is_file():
+            continue
+        nb_path = executed / f"{d}.ipynb"
+        if not nb_path.is_file():
+            problems.append(f"{d}: no executed notebook at {nb_path}")
+            continue
+        cells = json.loads(nb_path.read_text(encoding="utf-8"))["cells"]
+        skipped = [i for i, c in enumerate(cells)
+                   if c["cell_type"] == "code" and "".join(c["source"]).strip()
+                   and "skip-execution" not in c.get("metadata", {}).get("tags", [])
+                   and c.get("execution_count") is None]
+        if skipped:
+            problems.append(f"{d}: {len(skipped)} code cells did not run (first: cell {skipped[0]})")
+    return problems
+
+
+def check_offline(html_dir: Path, docs: list[str]) -> list[str]:
+    "Nothing is loaded from another host; the MathJax the pages load is in the site."
+    problems = []
+    external = re.compile(r"^(https?:)?//")
+    pages = _pages(html_dir, docs)
+    if (Path(html_dir) / "index.html").is_file():
+        pages.append(("index", Path(html_dir) / "index.html"))
+    for d, p in pages:
+        s = soup(p)
+        for tag, attr in [("script", "src"), ("img", "src"), ("iframe", "src")]:
+            for el in s.find_all(tag):
+                if external.match(el.get(attr, "")):
+                    problems.append(f"{d}: <{tag}> loads {el[attr]}")
+        for el in s.find_all("link"):
+            rel = set(el.get("rel") or [])
+            if rel & {"stylesheet", "preload", "modulepreload"} and external.match(el.get("href", "")):
+                problems.append(f"{d}: <link rel={sorted(rel)}> loads {el['href']}")
+        if s.select(".math"):
+            srcs = [el["src"] for el in s.find_all("script", src=True) if "mathjax" in el["src"].lower()]
+            if not srcs:
+                problems.append(f"{d}: has math but loads no MathJax")
+            for src in srcs:
+                if not external.match(src) and not (p.parent / src.split("?")[0]).is_file():
+                    problems.append(f"{d}: MathJax script {src} is not in the site")
+    return problems
+
+
+# ---------------------------------------------------------------------- browser check
+def find_browser() -> str | None:
+    "Chromium or Chrome: $CHROMIUM, or the first of the usual names on PATH."
+    if os.environ.get("CHROMIUM"):
+        return os.environ["CHROMIUM"]
+    for name in BROWSER_NAMES:
+        if shutil.which(name):
+            return shutil.which(name)
+    return None
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def dump_dom(browser: str, url: str, budget_ms: int = 20000, timeout: int = 180) -> str:
+    "The DOM of `url` after scripts ran for `budget_ms` of virtual time (MathJax included)."
+    with tempfile.TemporaryDirectory(prefix="chromium-") as profile:
+        cmd = [browser, *BROWSER_FLAGS, f"--user-data-dir={profile}",
+               f"--virtual-time-budget={budget_ms}", "--dump-dom", url]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    if r.returncode != 0 or "<html" not in r.stdout:
+        raise RuntimeError(f"{browser} failed on {url} (exit {r.returncode}): {r.stderr[-2000:]}")
+    return r.stdout
+
+
+def _text_outside_code(node) -> str:
+    skip = {"script", "style", "code", "pre", "textarea", "mjx-container", "mjx-assistive-mml",
+            "noscript", "template"}
+    out = []
+    for s in node.find_all(string=True):
+        if any(getattr(parent, "name", None) in skip for parent in s.parents):
+            continue
+        out.append(str(s))
+    return "\n".join(out)
+
+
+def check_in_browser(html_dir: Path, docs: list[str], browser: str) -> list[str]:
+    "Open each toc page in headless Chromium; MathJax must have typeset all math."
+    handler = functools.partial(_QuietHandler, directory=str(html_dir))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    problems = []
+    try:
+        base = f"http://127.0.0.1:{server.server_address[1]}"
+        for d in docs:
+            if not page(html_dir, d).is_file():
+                problems.append(f"{d}: not on the site")
+                continue
+            dom = BeautifulSoup(dump_dom(browser, f"{base}/{d}.html"), "html.parser")
+            main = dom.find("main") or dom
+            if not main.find("h1"):
+                problems.append(f"{d}: the browser shows no page title")
+            maths = main.select(".math")
+            untypeset = [m for m in maths if not m.find("mjx-container")]
+            if untypeset:
+                sample = untypeset[0].get_text(strip=True)[:80]
+                problems.append(f"{d}: {len(untypeset)} of {len(maths)} math elements not typeset "
+                                f"by MathJax, e.g. {sample!r}")
+            for m in re.finditer(TEX_LEFT, _text_outside_code(main)):
+                problems.append(f"{d}: raw TeX left in the page: {m.group(0)[:80]!r}")
+                break
+    finally:
+        server.shutdown()
+        server.server_close()
+    return problems
+
+
+STATIC_CHECKS = [check_toc_pages, check_no_extra_pages, check_no_cell_errors, check_executed,
+                 check_offline]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("html", nargs="?", default=str(ROOT / "_build" / "html"))
+    ap.add_argument("--no-browser", action="store_true", help="skip the headless Chromium check")
+    args = ap.parse_args(argv)
+    html_dir, docs = Path(args.html), toc_docs()
+    problems = [p for check in STATIC_CHECKS for p in check(html_dir, docs)]
+    if not args.no_browser:
+        browser = find_browser()
+        if browser is None:
+            problems.append("no Chromium/Chrome found (set CHROMIUM=/path/to/chromium)")
+        else:
+            problems += check_in_browser(html_dir, docs, browser)
+    for p in problems:
+        print("PROBLEM:", p)
+    print(f"{len(docs)} pages checked, {len(problems)} problems")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
