@@ -10,4 +10,5 @@
 A question is a code cell whose first line reads `# Question N (P points): title`.
 Each question is graded on its own, in a fresh forked process with a time limit, after the
 notebook's setup cell (first line `# Setup`): a broken answer costs that question only.
+grader/README.md explains the details and how to add a question or an exercise.
 """

@@ -10,8 +10,11 @@ def main(argv=None):
         prog="python -m grader",
         description="Build the exercise notebooks from solutions/ and grade filled-in exercises.")
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("build", help="regenerate exercises/ from solutions/")
-    sub.add_parser("check", help="exit 1 when exercises/ differs from what `build` writes")
+    for name, text in (("build", "regenerate exercises/ from solutions/"),
+                       ("check", "exit 1 when exercises/ differs from what `build` writes")):
+        b = sub.add_parser(name, help=text, description=text)
+        b.add_argument("--root", metavar="DIR", default=None,
+                       help="the folder holding solutions/ and exercises/ (default: this repository)")
     g = sub.add_parser("grade", help="grade exercise notebooks and print a table of points",
                        description="Grade each question of a notebook on its own (a broken answer costs only "
                                    "its question), print a table and the total, and write the result as JSON. "
@@ -25,20 +28,32 @@ def main(argv=None):
                    help="time limit for each question (default: 30)")
     args = parser.parse_args(argv)
 
-    if args.command == "build":
-        from .build import build
-        for path in build():
-            print(f"wrote {os.path.relpath(path)}")
-        return 0
-    if args.command == "check":
-        from .build import stale
-        bad = stale()
+    if args.command in ("build", "check"):
+        from .build import ROOT, build, stale
+        root = Path(args.root) if args.root else ROOT
+        if not (root / "solutions").is_dir():
+            print(f"error: {root / 'solutions'} is not a folder", file=sys.stderr)
+            return 2
+        try:
+            if args.command == "build":
+                written = build(root)
+                for path in written:
+                    print(f"wrote {os.path.relpath(path)}")
+                if not written:
+                    print("exercises/ is up to date")
+                return 0
+            bad = stale(root)
+        except ValueError as e:                      # unbalanced BEGIN/END SOLUTION markers
+            print(f"error: {e}", file=sys.stderr)
+            return 2
         for path in bad:
             print(f"out of date: {os.path.relpath(path)} (run `python -m grader build`)", file=sys.stderr)
         if not bad:
             print("exercises/ is up to date")
         return 1 if bad else 0
 
+    if args.timeout <= 0:
+        parser.error("--timeout must be a positive number of seconds")
     if args.json and len(args.notebooks) > 1:
         parser.error("--json takes one notebook; use --json-dir for several")
     from . import notebook

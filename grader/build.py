@@ -1,13 +1,12 @@
 """`solutions/` -> `exercises/`: solution code replaced by a stub, outputs cleared."""
+import json
 import re
 from pathlib import Path
-
-import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
 BEGIN = re.compile(r"^(\s*)### BEGIN SOLUTION\s*$")
 END = re.compile(r"^\s*### END SOLUTION\s*$")
-ANSWER = re.compile(r"^\s*(answer_\w+)\s*=")
+ANSWER = re.compile(r"^(\s*)(answer_\w+)\s*=")
 
 
 def clear_solutions(src):
@@ -21,10 +20,11 @@ def clear_solutions(src):
         elif END.match(line):
             if block is None:
                 raise ValueError("### END SOLUTION without BEGIN")
-            first = next((l for l in block if l.strip()), "")
-            m = ANSWER.match(first)
-            if m:
-                out.append(f"{indent}{m.group(1)} = None  # your answer")
+            # A block that sets answer_* at its own indentation (even after a helper) becomes
+            # `answer_* = None  # your answer`; any other block becomes a NotImplementedError stub.
+            names = [m.group(2) for m in map(ANSWER.match, block) if m and m.group(1) == indent]
+            if names:
+                out += [f"{indent}{name} = None  # your answer" for name in dict.fromkeys(names)]
             else:
                 out += [f"{indent}# YOUR CODE HERE", f"{indent}raise NotImplementedError()"]
             block = None
@@ -38,19 +38,26 @@ def clear_solutions(src):
 
 
 def exercise_text(solution_path):
-    "The exercise notebook, as text, that a solution notebook generates (deterministic)."
-    nb = nbformat.read(str(solution_path), as_version=4)
-    for cell in nb.cells:
-        cell.metadata = {k: v for k, v in cell.metadata.items() if k == "tags"}
-        if cell.cell_type == "code":
+    """The exercise notebook, as text, that a solution notebook generates (deterministic).
+
+    Plain json, written the way nbformat writes notebooks (sorted keys, one-space indent, sources
+    as lists of lines): importing nbformat costs seconds, which `check` in CI does not need."""
+    nb = json.loads(Path(solution_path).read_text())
+    if nb.get("nbformat") != 4:
+        raise ValueError(f"{solution_path}: not a version 4 notebook")
+    for cell in nb["cells"]:
+        cell["metadata"] = {k: v for k, v in cell.get("metadata", {}).items() if k == "tags"}
+        source = "".join(cell.get("source", []))
+        if cell["cell_type"] == "code":
             try:
-                cell.source = clear_solutions(cell.source)
+                source = clear_solutions(source)
             except ValueError as e:
-                raise ValueError(f"{solution_path}: {e} in cell starting {cell.source[:40]!r}") from None
-            cell.outputs, cell.execution_count = [], None
-    nb.metadata = {k: v for k, v in nb.metadata.items() if k in ("kernelspec", "language_info", "grader")}
-    nb.metadata.get("language_info", {}).pop("version", None)
-    return nbformat.writes(nb) + "\n"
+                raise ValueError(f"{solution_path}: {e} in cell starting {source[:40]!r}") from None
+            cell["outputs"], cell["execution_count"] = [], None
+        cell["source"] = source.splitlines(True)
+    nb["metadata"] = {k: v for k, v in nb.get("metadata", {}).items() if k in ("kernelspec", "language_info", "grader")}
+    nb["metadata"].get("language_info", {}).pop("version", None)
+    return json.dumps(nb, sort_keys=True, indent=1, separators=(",", ": "), ensure_ascii=False) + "\n"
 
 
 def pairs(root=ROOT):
@@ -60,14 +67,14 @@ def pairs(root=ROOT):
 
 
 def build(root=ROOT):
-    "Write exercises/ from solutions/; return the paths written."
+    "Write exercises/ from solutions/; return the paths that changed (unchanged files are left alone)."
     written = []
     for sol, ex in pairs(root):
         ex.parent.mkdir(exist_ok=True)
         text = exercise_text(sol)
         if not ex.exists() or ex.read_text() != text:
             ex.write_text(text)
-        written.append(ex)
+            written.append(ex)
     return written
 
 

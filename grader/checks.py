@@ -41,15 +41,50 @@ def question(registry, number, points, title, forbid=()):
 
 # ---------------------------------------------------------------- the learner's names
 def need(ns, name, kind=None):
-    "The learner's `name`, which must exist (and be a class / callable when `kind` says so)."
+    """The learner's `name`, which must exist (and be a class / callable when `kind` says so).
+    A function comes back wrapped: calling it raises Miss when it changes a tensor argument in place."""
     if name not in ns:
         raise Miss(f"`{name}` is not defined", f"Define `{name}` in this question's cell (keep the name).")
     obj = ns[name]
     if kind == "class" and not inspect.isclass(obj):
         raise Miss(f"`{name}` is not a class", f"`{name}` is a {type(obj).__name__}.")
-    if kind == "function" and not callable(obj):
-        raise Miss(f"`{name}` is not a function", f"`{name}` is a {type(obj).__name__}.")
+    if kind == "function":
+        if not callable(obj):
+            raise Miss(f"`{name}` is not a function", f"`{name}` is a {type(obj).__name__}.")
+        def guarded(*args, **kwargs):
+            before = _snapshot(args, kwargs)
+            out = obj(*args, **kwargs)
+            _unchanged(before, f"`{name}`")
+            return out
+        return guarded
     return obj
+
+
+# A learner's code that modifies its input (`query /= 8`, `x += y`) could make the reference,
+# computed on the same tensors afterwards, agree with a wrong answer or disagree with a right
+# one. Such code is told so instead.
+def _snapshot(args, kwargs):
+    return [(t, t.detach().clone()) for t in (*args, *kwargs.values()) if isinstance(t, torch.Tensor)]
+
+
+def _unchanged(snapshot, what):
+    for t, before in snapshot:
+        if t.shape != before.shape or not torch.equal(t.detach(), before):
+            raise Miss(f"{what} changed its input in place",
+                       "An input tensor was modified: write x = x + y instead of x += y, "
+                       "masked_fill instead of masked_fill_, and so on.")
+
+
+def guard(module, what):
+    "Make calls of the learner's module raise Miss when its forward changes an input tensor in place."
+    pending = []
+    def before(mod, args, kwargs):
+        pending.append(_snapshot(args, kwargs))
+    def after(mod, args, kwargs, out):
+        _unchanged(pending.pop(), what)
+    module.register_forward_pre_hook(before, with_kwargs=True)
+    module.register_forward_hook(after, with_kwargs=True)
+    return module
 
 
 def answer(ns, name):
@@ -71,16 +106,29 @@ def answer(ns, name):
 
 
 def check_number(ns, name, expected, rel=1e-3, abs_tol=1e-4):
+    "The learner's `name` must be close to `expected`; rel=0 asks for an exact integer. The hint never shows `expected`."
     got = answer(ns, name)
     if not math.isclose(got, expected, rel_tol=rel, abs_tol=abs_tol):
         direction = "too large" if got > expected else "too small"
-        raise Miss("wrong value", f"`{name}` = {got:.6g} is {direction} (tolerance {rel:.0e} relative).")
+        if rel == 0:
+            shown = f"{got:,.0f}" if got == int(got) else f"{got:.6g}"
+            raise Miss("wrong value", f"`{name}` = {shown} is {direction} (an exact integer is expected).")
+        raise Miss("wrong value", f"`{name}` = {got:.6g} is {direction} (a relative error up to {rel:g} is accepted).")
 
 
 # ---------------------------------------------------------------- comparisons
 def _preview(t, n=4):
     flat = t.detach().reshape(-1)[:n].tolist()
     return "[" + ", ".join(f"{v:.4g}" if isinstance(v, float) else str(v) for v in flat) + (", ...]" if t.numel() > n else "]")
+
+
+def _unravel(flat, shape):
+    "Index tuple of a flat position (torch.unravel_index would import torch._dynamo: a second per question)."
+    index = []
+    for size in reversed(shape):
+        flat, j = divmod(flat, size)
+        index.append(j)
+    return tuple(reversed(index))
 
 
 def same(got, expected, what, case="", atol=1e-5, rtol=1e-4):
@@ -106,7 +154,7 @@ def same(got, expected, what, case="", atol=1e-5, rtol=1e-4):
         raise Miss(f"{what} contains NaN{where}", f"{int(torch.isnan(got).sum())} NaN entries.")
     if not torch.allclose(got, expected, atol=atol, rtol=rtol):
         err = (got - expected).abs().nan_to_num(float("inf"))
-        i = tuple(int(j) for j in torch.unravel_index(err.argmax(), err.shape))
+        i = _unravel(int(err.argmax()), err.shape)
         raise Miss(f"{what} has wrong values{where}",
                    f"Largest error {err.max().item():.3g} at index {list(i)}: expected {expected[i].item():.5g}, "
                    f"got {got[i].item():.5g}. Expected starts {_preview(expected)}, got {_preview(got)}.")
@@ -127,7 +175,7 @@ def copy_weights(module, reference, what):
             raise Miss(f"{what}: `{k}` has the wrong shape",
                        f"Expected {tuple(v.shape)}, got {tuple(have[k].shape)}.")
     module.load_state_dict(want)
-    return module
+    return guard(module, what)
 
 
 def rand(*shape, seed=0, **kw):
@@ -199,9 +247,9 @@ def forbid(paths):
         original = getattr(owner, name)
         poison = _poisoned(original, path)
         setattr(owner, name, poison)
-        if inspect.ismodule(owner):          # also where it was re-exported, e.g. `transformer.X`
-            top = path.split(".")[0] if path.startswith("transformer") else "torch.nn"
+        if inspect.ismodule(owner):          # also where it was re-exported, e.g. `transformer.X`, `torch._C._nn.X`
+            top = path.split(".")[0]
             for modname, mod in list(sys.modules.items()):
                 if mod is not None and (modname == top or modname.startswith(top + ".")):
-                    if vars(mod).get(name) is original:
+                    if getattr(mod, "__dict__", {}).get(name) is original:
                         setattr(mod, name, poison)

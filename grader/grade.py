@@ -4,6 +4,7 @@ import json
 import linecache
 import multiprocessing
 import os
+import signal
 import sys
 import time
 import traceback
@@ -49,7 +50,26 @@ def _where(exc):
 
 
 def _describe(exc):
-    return f"{type(exc).__name__}: {str(exc).strip().splitlines()[0][:120] if str(exc).strip() else ''}".rstrip(": ")
+    try:
+        text = str(exc).strip()
+    except Exception:                                # an exception whose str() itself fails
+        text = ""
+    return f"{type(exc).__name__}: {text.splitlines()[0][:120] if text else ''}".rstrip(": ")
+
+
+QUESTIONS_DIR = str(Path(__file__).resolve().parent / "questions")
+
+
+def _checking(exc):
+    "The grader's line that was running when learner code failed, e.g. '; the grader was running: mine(x, mask)'."
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.startswith(QUESTIONS_DIR)]
+    if not frames or not frames[-1].line:
+        return ""
+    return f"; the grader was running `{frames[-1].line.strip()[:120]}`"
+
+
+def _short(text, limit=600):
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def _run_question(q, setup, source):
@@ -74,30 +94,34 @@ def _run_question(q, setup, source):
     except UsedReference as e:
         return False, f"uses the package's own answer", str(e)
     except RecursionError as e:
-        return False, f"{stage} recursed too deeply", _describe(e) + _where(e)
+        return False, f"{stage} recursed too deeply", _describe(e) + _where(e) + _checking(e)
     except BaseException as e:                      # anything else the learner's code raised, even SystemExit
-        return False, f"{stage} raised {type(e).__name__}", _describe(e) + _where(e)
+        return False, f"{stage} raised {type(e).__name__}", _describe(e) + _where(e) + _checking(e)
     return True, "", ""
 
 
 def _child(conn, q, setup, source):
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 1)
-    os.dup2(devnull, 2)
-    out = CappedOutput()
-    sys.stdout = sys.stderr = out
-    import torch
-    torch.set_num_threads(1)
-    passed, reason, hint = _run_question(q, setup, source)
-    if checks.USED:
-        passed, reason, hint = False, "uses the package's own answer", \
-            f"This question asks you to write it yourself: do not use `{checks.USED[0]}`."
-    elif out.exceeded:
-        passed, reason, hint = False, f"prints more than {OUTPUT_LIMIT:,} characters", \
-            "Remove prints inside loops; the grader discards output anyway."
-    conn.send((passed, reason, hint))
-    conn.close()
-    os._exit(0)
+    try:
+        if hasattr(os, "setpgrp"):
+            os.setpgrp()                             # own process group: a time-out also ends what it started
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
+        out = CappedOutput()
+        sys.stdout = sys.stderr = out
+        import torch
+        torch.set_num_threads(1)
+        passed, reason, hint = _run_question(q, setup, source)
+        if checks.USED:
+            passed, reason, hint = False, "uses the package's own answer", \
+                f"This question asks you to write it yourself: do not use `{checks.USED[0]}`."
+        elif out.exceeded and "printed more than" not in reason:    # the learner's code caught OutputTooLarge
+            passed, reason, hint = False, f"your code printed more than {OUTPUT_LIMIT:,} characters", \
+                "Remove prints inside loops; the grader discards output anyway."
+        conn.send((bool(passed), _short(str(reason), 200), _short(str(hint))))
+        conn.close()
+    finally:
+        os._exit(0)                                  # no atexit handlers, no flushing of learner state
 
 
 def grade_question(q, setup, source, timeout):
@@ -117,6 +141,10 @@ def grade_question(q, setup, source, timeout):
         proc.join(1)
         return False, f"crashed (exit code {proc.exitcode})", "The process running your code died, e.g. out of memory or os._exit()."
     finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)      # the child and anything it started
+        except (ProcessLookupError, PermissionError, AttributeError):
+            pass
         if proc.is_alive():
             proc.kill()
         proc.join()
@@ -124,7 +152,7 @@ def grade_question(q, setup, source, timeout):
 
 
 def grade(path, timeout=30.0):
-    "Grade the notebook at `path`; returns the result as a dict (see README)."
+    "Grade the notebook at `path`; returns the result as a dict (its fields: grader/README.md)."
     from .questions import chapter
     nb = notebook.read(path)
     name = notebook.chapter_of(nb, path)

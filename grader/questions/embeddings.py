@@ -2,7 +2,7 @@
 import torch
 
 from transformer.embeddings import Embeddings, PositionalEncoding, sinusoidal_encoding
-from ..checks import Miss, check_number, copy_weights, need, question, rand, randint, same
+from ..checks import Miss, check_number, copy_weights, guard, need, question, rand, randint, same
 
 NOTEBOOK = "03_embeddings"
 QUESTIONS = []
@@ -36,10 +36,10 @@ def q3(ns):
     cls = need(ns, "PositionalEncoding", "class")
     x = rand(2, 6, 16, seed=1)
     ref = PositionalEncoding(16, 0.0, max_len=50).eval()
-    mine = cls(16, 0.1, max_len=50).eval()
+    mine = guard(cls(16, 0.1, max_len=50).eval(), "PositionalEncoding(16, 0.1, max_len=50)")
     same(mine(x), ref(x), "the output", "eval mode, start=0")
     same(mine(x, start=3), ref(x, start=3), "the output", "eval mode, start=3 (positions 3..8)")
-    mine = cls(16, 0.5, max_len=50).train()
+    mine = guard(cls(16, 0.5, max_len=50).train(), "PositionalEncoding(16, 0.5, max_len=50)")
     torch.manual_seed(0)
     out = mine(x)
     zero = out == 0

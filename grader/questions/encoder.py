@@ -4,7 +4,7 @@ from torch import nn
 
 from transformer.attention import padding_mask
 from transformer.encoder import Encoder, EncoderLayer, FeedForward, SublayerConnection
-from ..checks import Miss, check_number, copy_weights, need, question, rand, randint, same
+from ..checks import Miss, check_number, copy_weights, guard, need, question, rand, randint, same
 
 NOTEBOOK = "04_encoder"
 QUESTIONS = []
@@ -30,6 +30,23 @@ def q1(ns):
     ref(x).pow(2).sum().backward()
     for name, p in ref.named_parameters():
         same(dict(mine.named_parameters())[name].grad, p.grad, f"the gradient of `{name}`")
+    # Dropout belongs on the hidden activations. With W_1 = 0 and b_1 = 1 they are all ones whatever
+    # x is: dropout there must change the output in training mode, dropout on x would not.
+    mine = copy_weights(cls(8, 32, 0.5), ref, "FeedForward(8, 32, 0.5)")
+    with torch.no_grad():
+        mine.w_1.weight.zero_()
+        mine.w_1.bias.fill_(1.0)
+    torch.manual_seed(0)
+    if torch.equal(mine.train()(x), mine.eval()(x)):
+        raise Miss("no dropout on the hidden activations in training mode",
+                   "dropout=0.5, W_1 = 0 and b_1 = 1 (hidden activations all 1): the training-mode output "
+                   "equals the eval-mode output.")
+    # ... and not on the output: with W_2 = 0 the output is b_2, whatever dropout does inside.
+    with torch.no_grad():
+        mine.w_2.weight.zero_()
+    torch.manual_seed(0)
+    same(mine.train()(x), mine.eval()(x), "the output in training mode",
+         "dropout=0.5 and W_2 = 0, so the output must be b_2: dropout goes on the hidden activations only")
 
 
 @question(QUESTIONS, 2, 3, "SublayerConnection (Post-LN and Pre-LN)", forbid=["transformer.encoder.SublayerConnection"])
@@ -42,11 +59,16 @@ def q2(ns):
         mine = copy_weights(cls(8, 0.1, pre_norm), ref, f"SublayerConnection(8, 0.1, pre_norm={pre_norm})").eval()
         same(mine(x, sublayer), ref(x, sublayer), "the output",
              f"pre_norm={pre_norm}, sublayer = a linear layer, eval mode")
-    mine = cls(8, 0.5, False).train()
-    torch.manual_seed(0)
-    a = mine(x, lambda y: torch.ones_like(y))
-    if torch.equal(a, mine.eval()(x, lambda y: torch.ones_like(y))):
-        raise Miss("no dropout on the sublayer's output in training mode", "Apply dropout to sublayer(x) before the sum.")
+    for pre_norm in (False, True):
+        mine = guard(cls(8, 0.5, pre_norm), f"SublayerConnection(8, 0.5, pre_norm={pre_norm})")
+        torch.manual_seed(0)
+        if torch.equal(mine.train()(x, torch.ones_like), mine.eval()(x, torch.ones_like)):
+            raise Miss("no dropout on the sublayer's output in training mode",
+                       f"pre_norm={pre_norm}, dropout=0.5, sublayer(x) = 1: the training-mode output equals the eval-mode output.")
+        # dropout on the sublayer's output only: when that output is 0, dropout changes nothing
+        torch.manual_seed(0)
+        same(mine.train()(x, torch.zeros_like), mine.eval()(x, torch.zeros_like), "the output in training mode",
+             f"pre_norm={pre_norm}, dropout=0.5, sublayer(x) = 0: dropout goes on the sublayer's output, not on x or the sum")
 
 
 @question(QUESTIONS, 3, 3, "EncoderLayer", forbid=["transformer.encoder.EncoderLayer", "transformer.encoder.Encoder"])

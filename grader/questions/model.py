@@ -25,8 +25,8 @@ def q1(ns):
         tgt = randint(4, 13, (2, 5), seed=2)
         tgt[1, 3:] = pad
         with torch.no_grad():
-            same(f(model, src, tgt, pad), model(src, tgt), "the logits",
-                 f"pad_id={pad}, padded source (2, 7) and target (2, 5), eval mode")
+            same(f(model, src, tgt, pad), model(src, tgt), "the output",
+                 f"logits for pad_id={pad}, padded source (2, 7) and target (2, 5), eval mode")
 
 
 @question(QUESTIONS, 2, 2, "tie_weights")
@@ -57,22 +57,29 @@ def q2(ns):
 
 
 def total(cfg):
+    "Parameters of the package's model for `cfg`, built on the meta device (no memory, no time)."
     with torch.device("meta"):
         return count_parameters(Transformer(cfg))["total"]
 
 
+# Computed once here, when the chapter's questions are loaded, not in every question's process:
+# the first model built on the meta device costs about a second (it imports torch._dynamo).
+BASE = total(TransformerConfig.base(37000, 37000, share_embeddings=True))
+BIG = total(TransformerConfig.big(37000, 37000, share_embeddings=True))
+SAVED = (total(TransformerConfig.base(8000, 10000, n_layers=1, tie_output=False))
+         - total(TransformerConfig.base(8000, 10000, n_layers=1)))
+
+
 @question(QUESTIONS, 3, 1, "parameters of the base model")
 def q3(ns):
-    check_number(ns, "answer_q3", total(TransformerConfig.base(37000, 37000, share_embeddings=True)), rel=0)
+    check_number(ns, "answer_q3", BASE, rel=0)
 
 
 @question(QUESTIONS, 4, 1, "parameters of the big model")
 def q4(ns):
-    check_number(ns, "answer_q4", total(TransformerConfig.big(37000, 37000, share_embeddings=True)), rel=0)
+    check_number(ns, "answer_q4", BIG, rel=0)
 
 
 @question(QUESTIONS, 5, 1, "parameters saved by weight tying")
 def q5(ns):
-    kw = dict(n_layers=1)
-    saved = total(TransformerConfig.base(8000, 10000, tie_output=False, **kw)) - total(TransformerConfig.base(8000, 10000, **kw))
-    check_number(ns, "answer_q5", saved, rel=0)
+    check_number(ns, "answer_q5", SAVED, rel=0)

@@ -1,0 +1,11 @@
+# Question 1 (2 points): FeedForward
+# WRONG: dropout on the output of W_2 instead of on the hidden activations.
+class FeedForward(nn.Module):
+    "FFN(x) = max(0, x W_1 + b_1) W_2 + b_2, applied to each position alone."
+    def __init__(self, d_model, d_ff, dropout=0.1):
+        super().__init__()
+        self.w_1, self.w_2 = nn.Linear(d_model, d_ff), nn.Linear(d_ff, d_model)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x):
+        return self.dropout(self.w_2(self.w_1(x).relu()))
