@@ -137,11 +137,12 @@ def test_cache_callables_are_used():
     assert calls == [("self", 0), ("cross", 0), ("self", 1), ("cross", 1)]
 
 
-def test_decoder_fast_path_equals_explicit(pair):
+@pytest.mark.parametrize("training", [True, False])
+def test_decoder_fast_path_equals_explicit(pair, training):
     x, memory, src_ids, tgt_ids = pair
     torch.manual_seed(7)
-    slow = Decoder(2, D_MODEL, H, D_FF, dropout=0.0)
-    fast = Decoder(2, D_MODEL, H, D_FF, dropout=0.0, fast=True)
+    slow = Decoder(2, D_MODEL, H, D_FF, dropout=0.0).train(training)
+    fast = Decoder(2, D_MODEL, H, D_FF, dropout=0.0, fast=True).train(training)
     fast.load_state_dict(slow.state_dict())
     src_mask, tgt_mask = masks(src_ids, tgt_ids)
     assert_close(fast(x, memory, src_mask, tgt_mask), slow(x, memory, src_mask, tgt_mask), atol=1e-5, rtol=1e-4)

@@ -48,6 +48,28 @@ def test_fixed_offset_is_a_fixed_linear_map(k):
     m_k = offset_map(k, d_model)
     # PE(pos + k) = M_k PE(pos) for every pos, with the same M_k
     assert_close(pe[:-k] @ m_k.T, pe[k:], atol=1e-4, rtol=0)
+    # M_k is a rotation (orthogonal), and M_k M_j = M_{k+j}: offsets compose
+    assert_close(m_k @ m_k.T, torch.eye(d_model, dtype=torch.float64))
+    assert_close(m_k @ offset_map(5, d_model), offset_map(k + 5, d_model))
+
+
+def test_paper_sizes_formula_and_offset_map():
+    "d_model = 512 and 5000 positions: float32 rounding of pos * omega stays below 1e-3."
+    d_model, n = 512, 5000
+    pe = sinusoidal_encoding(n, d_model).double()
+    pos = torch.arange(n, dtype=torch.float64).unsqueeze(1)
+    omega = torch.tensor([10000 ** (-2 * i / d_model) for i in range(d_model // 2)], dtype=torch.float64)
+    assert_close(pe[:, 0::2], torch.sin(pos * omega), atol=1e-3, rtol=0)
+    assert_close(pe[:, 1::2], torch.cos(pos * omega), atol=1e-3, rtol=0)
+    for k in (1, 1000):
+        assert_close(pe[:-k] @ offset_map(k, d_model).T, pe[k:], atol=2e-3, rtol=0)
+
+
+def test_offset_map_fails_for_a_wrong_encoding():
+    "The offset property is specific: an encoding with sin and cos in separate halves breaks it."
+    pe = sinusoidal_encoding(100, 16).double()
+    halves = torch.cat([pe[:, 0::2], pe[:, 1::2]], dim=1)       # [sin ... | cos ...] layout
+    assert not torch.allclose(halves[:-3] @ offset_map(3, 16).T, halves[3:], atol=1e-2)
 
 
 def test_dot_product_depends_on_offset_only():
@@ -99,6 +121,14 @@ def test_positional_encoding_dropout_after_sum():
     assert 0.3 < kept.float().mean() < 0.7
     total = x + sinusoidal_encoding(10, 8)
     assert_close(y[kept], total[kept] / (1 - p))                # dropout of the sum, not of x alone
+
+
+def test_positional_encoding_is_a_buffer_not_a_parameter():
+    pos = PositionalEncoding(8, dropout=0.1, max_len=20)
+    assert list(pos.parameters()) == []                          # nothing to learn
+    assert "pe" not in pos.state_dict()                          # not saved: it is recomputed
+    assert_close(pos.pe, sinusoidal_encoding(20, 8))
+    assert pos.to(torch.float64).pe.dtype == torch.float64       # but it moves with the module
 
 
 def test_positional_encoding_too_long_raises():

@@ -144,6 +144,18 @@ def test_encoder_fast_path_equals_explicit(batch):
     assert_close(fast(x, mask), slow(x, mask), atol=1e-5, rtol=1e-4)
 
 
+def test_dropout_in_training_only(batch):
+    x, ids = batch
+    torch.manual_seed(6)
+    layer = EncoderLayer(D_MODEL, H, D_FF, dropout=0.5)
+    plain = EncoderLayer(D_MODEL, H, D_FF, dropout=0.0)
+    plain.load_state_dict(layer.state_dict())
+    layer.train()
+    assert not torch.allclose(layer(x), layer(x))               # training: random dropout masks
+    layer.eval(); plain.eval()
+    assert_close(layer(x), plain(x))                             # evaluation: no dropout at all
+
+
 def test_encoder_layers_are_independent():
     enc = Encoder(2, D_MODEL, H, D_FF)
     assert enc.layers[0].ffn.w_1.weight.data_ptr() != enc.layers[1].ffn.w_1.weight.data_ptr()

@@ -1,11 +1,16 @@
 """Tests for transformer.model: the assembled encoder-decoder, its config and parameter count."""
+import copy
+import io
 import math
+import subprocess
+import sys
 from dataclasses import replace
 
 import pytest
 import torch
 import torch.nn.functional as F
 
+from transformer.attention import causal_mask, padding_mask
 from transformer.model import Transformer, TransformerConfig, count_parameters
 
 PAD = 0
@@ -98,6 +103,20 @@ def test_source_padding_does_not_change_logits():
     torch.testing.assert_close(model(mixed, tgt)[1:], model(src[1:, :3], tgt[1:]))
 
 
+def test_token_ids_under_source_padding_are_invisible():
+    "With the mask of the real lengths, whatever ids sit under the padding, the logits stay the same."
+    model = small_model()
+    src, tgt = batch(model.cfg, b=3, len_s=8)
+    src[0, 5:] = PAD; src[2, 2:] = PAD
+    src_mask = padding_mask(src, PAD)
+    logits = model(src, tgt)
+    for seed in range(3):
+        g = torch.Generator().manual_seed(seed)
+        junk = torch.where(src == PAD, torch.randint(1, model.cfg.src_vocab, src.shape, generator=g), src)
+        torch.testing.assert_close(model(junk, tgt, src_mask), logits)
+        assert not torch.allclose(model(junk, tgt)[0], logits[0])      # unmasked, the same ids are read
+
+
 def test_target_padding_does_not_change_real_positions():
     model = small_model()
     src, tgt = batch(model.cfg, b=2, len_t=4)
@@ -105,9 +124,12 @@ def test_target_padding_does_not_change_real_positions():
     torch.testing.assert_close(model(src, padded)[:, :4], model(src, tgt))
 
 
-def test_fast_attention_gives_the_same_logits():
-    model = small_model()
-    fast = Transformer(replace(model.cfg, fast_attention=True)).eval()
+@pytest.mark.parametrize("training", [False, True])
+@pytest.mark.parametrize("pre_norm", [False, True])
+def test_fast_attention_gives_the_same_logits(training, pre_norm):
+    "dropout is 0 in small_cfg, so training mode is deterministic and both paths must agree."
+    model = small_model(pre_norm=pre_norm).train(training)
+    fast = Transformer(replace(model.cfg, fast_attention=True)).train(training)
     fast.load_state_dict(model.state_dict())
     src, tgt = batch(model.cfg)
     src[0, 4:] = PAD
@@ -138,9 +160,39 @@ def test_output_projection_is_tied_to_target_embedding():
 
 def test_share_embeddings_shares_all_three():
     model = small_model(src_vocab=19, share_embeddings=True)
-    ptrs = {model.src_embed.lut.weight.data_ptr(), model.tgt_embed.lut.weight.data_ptr(),
-            model.generator.weight.data_ptr()}
-    assert len(ptrs) == 1
+    tables = lambda m: [m.src_embed.lut.weight, m.tgt_embed.lut.weight, m.generator.weight]
+    assert len({w.data_ptr() for w in tables(model)}) == 1
+    # an in-place edit through one name is seen through the others
+    with torch.no_grad():
+        model.generator.weight[3] += 1.0
+    assert torch.equal(model.src_embed.lut.weight[3], model.generator.weight[3])
+    # a gradient step moves all three together, and they stay one tensor
+    before = model.src_embed.lut.weight.detach().clone()
+    src, tgt = batch(model.cfg)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    F.cross_entropy(model.train()(src, tgt).flatten(0, 1), tgt.flatten()).backward()
+    opt.step()
+    assert not torch.equal(model.tgt_embed.lut.weight, before)
+    assert len({w.data_ptr() for w in tables(model)}) == 1
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(src_vocab=19, share_embeddings=True)])
+def test_tying_survives_state_dict_round_trip_and_copy(kw):
+    model = small_model(**kw)
+    with torch.no_grad():
+        model.generator.weight.mul_(2.0)                            # weights a fresh model does not have
+    buffer = io.BytesIO()
+    torch.save(model.state_dict(), buffer)
+    buffer.seek(0)
+    fresh = Transformer(model.cfg)
+    fresh.load_state_dict(torch.load(buffer))
+    for m in (fresh, copy.deepcopy(model)):
+        assert m.generator.weight.data_ptr() == m.tgt_embed.lut.weight.data_ptr()
+        torch.testing.assert_close(m.generator.weight, model.generator.weight, rtol=0, atol=0)
+        if m.cfg.share_embeddings:
+            assert m.src_embed.lut.weight.data_ptr() == m.generator.weight.data_ptr()
+    src, tgt = batch(model.cfg)
+    torch.testing.assert_close(fresh.eval()(src, tgt), model(src, tgt))
 
 
 def test_untied_output_has_its_own_matrix():
@@ -211,7 +263,56 @@ def test_tiny_model_overfits_one_batch():
         assert p.grad is not None, name                              # every parameter is used
 
 
+# ---------------------------------------------------------------- incremental decoding
+
+def growing_cache():
+    "The simplest key/value cache: keep the projected keys and values of earlier steps, append the new ones."
+    store = {}
+    def cache(mha, key, value):
+        k, v = mha.project_kv(key, value)                           # (batch, h, new_len, d_k)
+        if "k" in store:
+            k, v = torch.cat([store["k"], k], dim=2), torch.cat([store["v"], v], dim=2)
+        store["k"], store["v"] = k, v
+        return k, v
+    return cache
+
+
+def test_decode_one_token_at_a_time_with_start_equals_parallel():
+    "decode(tgt[:, t:t+1], ..., cache, start=t) must place token t at position t and see tokens 0..t."
+    model = small_model()
+    src, tgt = batch(model.cfg, b=2, len_t=6)
+    src[1, 4:] = PAD
+    src_mask = padding_mask(src, PAD)
+    memory = model.encode(src, src_mask)
+    parallel = model.decode(tgt, memory, src_mask, causal_mask(tgt.size(1)))
+    cache = [(growing_cache(), lambda mha, key, value: mha.project_kv(key, value)) for _ in model.decoder.layers]
+    steps = [model.decode(tgt[:, t:t + 1], memory, src_mask, None, cache, start=t) for t in range(tgt.size(1))]
+    torch.testing.assert_close(torch.cat(steps, dim=1), parallel)
+    torch.testing.assert_close(parallel, model(src, tgt))
+
+
 # ---------------------------------------------------------------- public API
+
+def test_readme_usage_base_model():
+    from transformer import Transformer as T, TransformerConfig as C
+    torch.manual_seed(0)
+    model = T(C.base(src_vocab=8000, tgt_vocab=6000)).eval()
+    src, tgt = torch.randint(1, 8000, (2, 9)), torch.randint(1, 6000, (2, 7))
+    with torch.no_grad():
+        logits = model(src, tgt)
+    assert logits.shape == (2, 7, 6000)                             # (batch, tgt_len, tgt_vocab)
+    assert torch.isfinite(logits).all()
+    assert count_parameters(model)["total"] == expected_parameters(8000, 6000, 512, 2048, 6, False, True)
+
+
+def test_import_transformer_is_light():
+    "The package's __init__ imports the model chapters only: no spaCy, plotting, or later chapters."
+    heavy = ["spacy", "sacrebleu", "matplotlib", "pandas",
+             "transformer.training", "transformer.decoding", "transformer.data", "transformer.translate"]
+    probe = f"import sys, transformer; print([m for m in {heavy!r} if m in sys.modules])"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
 
 def test_public_api():
     import transformer
