@@ -1,0 +1,209 @@
+"""The translation commands (chapter 10): train, translate and evaluate, good and bad input.
+
+Every command runs in a subprocess as a user would run it, so exit statuses and stderr are
+the real ones. Training uses the `tiny` preset on the local Multi30k copy (never the network).
+"""
+import gzip
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import torch
+
+from transformer.data import Vocab
+from transformer.translate import PRESETS, InputError, Translator, corpus_scores, preset
+
+ROOT = Path(__file__).resolve().parents[1]
+FULL = Path(os.environ.get("MULTI30K_DIR") or ROOT.parent / "shared" / "data" / "multi30k")
+pytestmark = pytest.mark.skipif(not (FULL / "train.de.gz").is_file(), reason=f"no Multi30k at {FULL}")
+
+
+@pytest.fixture(scope="module")
+def DATA(tmp_path_factory):
+    "A slice of the real Multi30k (the first 3,000 training pairs), so that each command starts in seconds."
+    folder = tmp_path_factory.mktemp("multi30k")
+    for split, n in [("train", 3000), ("val", 200), ("test_2016_flickr", 200)]:
+        for lang in ("de", "en"):
+            with gzip.open(FULL / f"{split}.{lang}.gz", "rt", encoding="utf-8") as f:
+                lines = f.read().split("\n")[:n]
+            (folder / f"{split}.{lang}.gz").write_bytes(gzip.compress(("\n".join(lines) + "\n").encode()))
+    return folder
+
+
+def command(name, *args, stdin=None, env=None, timeout=300):
+    "Run transformer-<name> (its main function) in a fresh interpreter: CompletedProcess."
+    code = f"import sys; from transformer.translate import {name}_main as m; sys.exit(m())"
+    return subprocess.run([sys.executable, "-c", code, *map(str, args)], input=stdin, text=True, timeout=timeout,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
+                          env={**os.environ, "OMP_NUM_THREADS": "1", **(env or {})})
+
+
+def one_line_error(r):
+    "The process failed with exactly one line on stderr, starting with 'error:' (no traceback)."
+    assert r.returncode != 0, r.stdout
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), r.stderr
+    assert "Traceback" not in r.stderr
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory, DATA):
+    "A tiny model trained for 20 updates: its output folder."
+    out = tmp_path_factory.mktemp("run") / "tiny"
+    r = command("train", "--config", "tiny", "--data", DATA, "--out", out, "--max-steps", 20, "--no-progress")
+    assert r.returncode == 0, r.stderr
+    assert (out / "checkpoint.pt").is_file() and (out / "metrics.jsonl").is_file()
+    return out
+
+
+def test_presets_are_consistent():
+    for name, p in PRESETS.items():
+        model_kw, cfg = preset(name)
+        assert model_kw["d_model"] % model_kw["h"] == 0
+        assert cfg.out_dir == f"runs/{name}"
+    assert preset("cpu", max_minutes=1.5)[1].max_minutes == 1.5
+    with pytest.raises(ValueError, match="unknown config"):
+        preset("huge")
+
+
+def test_train_writes_checkpoint_with_vocabularies(run):
+    state = torch.load(run / "checkpoint.pt", weights_only=True)
+    assert state["step"] == 20
+    itos = state["extra"]["vocab"]
+    assert itos["de"][:4] == itos["en"][:4] == ["<pad>", "<unk>", "<bos>", "<eos>"]
+    assert state["model_config"]["src_vocab"] == len(itos["de"])
+    records = [json.loads(l) for l in (run / "metrics.jsonl").read_text().splitlines()]
+    assert any("valid_loss" in r for r in records) and any("train_loss" in r for r in records)
+
+
+def test_train_refuses_to_overwrite_a_run(run, DATA):
+    before = (run / "checkpoint.pt").read_bytes()
+    r = command("train", "--config", "tiny", "--data", DATA, "--out", run, "--max-steps", 5)
+    assert "--resume" in one_line_error(r)
+    assert (run / "checkpoint.pt").read_bytes() == before
+
+
+def test_resume_needs_a_checkpoint(tmp_path, DATA):
+    r = command("train", "--config", "tiny", "--data", DATA, "--out", tmp_path / "none", "--resume")
+    assert "no checkpoint" in one_line_error(r)
+
+
+def test_train_with_a_folder_without_data(tmp_path):
+    (tmp_path / "train.de.gz").write_bytes(gzip.compress(b"ein Hund\n"))
+    r = command("train", "--config", "tiny", "--data", tmp_path, "--out", tmp_path / "run")
+    assert "lacks" in one_line_error(r)
+
+
+def test_unknown_config_is_a_usage_error(tmp_path):
+    r = command("train", "--config", "huge")
+    assert r.returncode == 2 and "invalid choice" in r.stderr
+
+
+def test_interrupted_training_resumes_from_its_checkpoint(tmp_path, DATA):
+    "Kill the run (SIGKILL) after its first checkpoint; --resume finishes it."
+    out = tmp_path / "run"
+    code = "import sys; from transformer.translate import train_main; train_main()"
+    args = ["--config", "tiny", "--data", str(DATA), "--out", str(out), "--max-steps", "400", "--no-progress"]
+    proc = subprocess.Popen([sys.executable, "-c", code, *args], cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, env={**os.environ, "OMP_NUM_THREADS": "1"})
+    deadline = time.time() + 120
+    while not (out / "checkpoint.pt").exists() and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    interrupted = torch.load(out / "checkpoint.pt", weights_only=True)["step"]
+    assert 0 < interrupted < 400
+    r = command("train", *args[:-1], "--resume", "--max-steps", interrupted + 20, "--no-progress")
+    assert r.returncode == 0, r.stderr
+    assert torch.load(out / "checkpoint.pt", weights_only=True)["step"] == interrupted + 20
+
+
+def test_translate_arguments_and_stdin(run):
+    ckpt = run / "checkpoint.pt"
+    r = command("translate", "--checkpoint", ckpt, "--beam", 1, "Ein Mann fährt Fahrrad.", "Zwei Hunde.")
+    assert r.returncode == 0, r.stderr
+    assert len(r.stdout.splitlines()) == 2
+    r2 = command("translate", "--checkpoint", ckpt, "--beam", 1, stdin="Ein Mann fährt Fahrrad.\nZwei Hunde.\n")
+    assert r2.returncode == 0 and r2.stdout == r.stdout
+
+
+def test_translate_bad_lines_lose_nothing(run):
+    "Each bad line: one error on stderr, an empty output line in its place, exit 1; the good lines are translated."
+    long = " ".join(["Hund"] * 300)
+    r = command("translate", "--checkpoint", run / "checkpoint.pt", "--beam", 2,
+                stdin=f"Ein Hund.\n\n{long}\nEin 字 Hund ☃.\nZwei Hunde.\n")
+    assert r.returncode == 1
+    out, err = r.stdout.split("\n")[:-1], r.stderr.strip().splitlines()
+    assert len(out) == 5 and out[0] and out[4] and out[1] == out[2] == out[3] == ""
+    assert [e.split(":")[1].strip() for e in err] == ["line 2", "line 3", "line 4"]
+    assert "empty" in err[0] and "maximum" in err[1] and "字" in err[2] and "Traceback" not in r.stderr
+
+
+def test_translate_missing_and_corrupt_checkpoints(tmp_path, run):
+    assert "no checkpoint" in one_line_error(command("translate", "--checkpoint", tmp_path / "no.pt", "Hallo"))
+    bad = tmp_path / "bad.pt"
+    bad.write_bytes((run / "checkpoint.pt").read_bytes()[:1000])       # a file cut short
+    assert "corrupt" in one_line_error(command("translate", "--checkpoint", bad, "Hallo"))
+    other = tmp_path / "other.pt"
+    torch.save({"model": {}}, other)
+    assert "not a translation checkpoint" in one_line_error(command("translate", "--checkpoint", other, "Hallo"))
+
+
+def test_evaluate_prints_signature_and_writes_translations(run, tmp_path, DATA):
+    hyp, js = tmp_path / "hyp.en", tmp_path / "scores.json"
+    r = command("evaluate", "--checkpoint", run / "checkpoint.pt", "--data", DATA, "--split", "val",
+                "--limit", 30, "--beam", 2, "--output", hyp, "--json", js)
+    assert r.returncode == 0, r.stderr
+    assert "BLEU signature: nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:" in r.stdout
+    assert len(hyp.read_text().splitlines()) == 30
+    scores = json.loads(js.read_text())
+    assert scores["sentences"] == 30 and scores["beam"] == 2 and 0 <= scores["bleu"] <= 100
+
+
+def test_evaluate_unknown_split(run, DATA):
+    assert "unknown split" in one_line_error(command("evaluate", "--checkpoint", run / "checkpoint.pt",
+                                                     "--data", DATA, "--split", "test_2030"))
+
+
+def test_corpus_scores_bounds():
+    refs = ["A man rides a bike.", "Two dogs play in the snow."]
+    assert corpus_scores(refs, refs)["bleu"] == pytest.approx(100.0)
+    assert corpus_scores(["x", "y"], refs)["bleu"] < 1.0
+    assert corpus_scores(refs, refs)["chrf"] == pytest.approx(100.0)
+
+
+def test_translator_input_checks(run):
+    t = Translator.load(run / "checkpoint.pt", "cpu")
+    for bad, msg in [("", "empty"), ("   ", "empty"), ("Ein ☃.", "never seen"),
+                     (" ".join(["Hund"] * 400), "maximum")]:
+        with pytest.raises(InputError, match=msg):
+            t.encode(bad)
+    ids = t.encode("Ein Hund.")
+    assert ids[-1] == Vocab.eos_id and all(isinstance(i, int) for i in ids)
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_train_under_torchrun_two_cpu_processes(tmp_path, DATA):
+    "The same command under torchrun (gloo, 2 processes) trains and writes one checkpoint."
+    out = tmp_path / "ddp"
+    script = Path(sys.executable).parent / "transformer-train"           # the console script pip installed
+    r = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nproc_per_node=2",
+                        f"--master_port={_free_port()}", "--no-python", str(script),
+                        "--config", "tiny", "--data", str(DATA), "--out", str(out), "--max-steps", "6",
+                        "--device", "cpu", "--no-progress"],
+                       cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300,
+                       env={**os.environ, "OMP_NUM_THREADS": "1"})
+    assert r.returncode == 0, r.stdout[-3000:]
+    assert torch.load(out / "checkpoint.pt", weights_only=True)["step"] == 6
