@@ -1,4 +1,5 @@
 """What a question's check may use: Miss, input helpers, comparisons, and the ban on the package's own answer."""
+import functools
 import importlib
 import inspect
 import math
@@ -46,6 +47,7 @@ def need(ns, name, kind=None):
     if name not in ns:
         raise Miss(f"`{name}` is not defined", f"Define `{name}` in this question's cell (keep the name).")
     obj = ns[name]
+    _not_the_reference(obj)
     if kind == "class" and not inspect.isclass(obj):
         raise Miss(f"`{name}` is not a class", f"`{name}` is a {type(obj).__name__}.")
     if kind == "function":
@@ -188,6 +190,18 @@ def randint(low, high, shape, seed=0):
 
 # ---------------------------------------------------------------- the ban
 USED = []      # dotted names of banned objects that learner code touched
+POISONED = {}  # id of each banned object as learner code sees it -> (its dotted name, the object: kept alive, so the id stays its own)
+
+
+def _not_the_reference(obj):
+    """A learner's name bound to the banned object itself (`from transformer.x import f`, `f = reference`,
+    `functools.partial(reference)`) runs no learner code when called, so the call-time ban cannot see it."""
+    for _ in range(20):
+        if id(obj) in POISONED:
+            _banned(POISONED[id(obj)][0])
+        obj = obj.func if isinstance(obj, functools.partial) else getattr(obj, "__wrapped__", None)
+        if obj is None:
+            return
 
 
 def _from_learner():
@@ -246,6 +260,7 @@ def forbid(paths):
         owner, name = _resolve(path)
         original = getattr(owner, name)
         poison = _poisoned(original, path)
+        POISONED[id(poison)] = (path, poison)
         setattr(owner, name, poison)
         if inspect.ismodule(owner):          # also where it was re-exported, e.g. `transformer.X`, `torch._C._nn.X`
             top = path.split(".")[0]

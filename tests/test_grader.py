@@ -207,6 +207,33 @@ def test_there_are_wrong_answers_for_every_exercise():
     assert {p.name[:2] for p in WRONG} >= {p.name[:2] for p in SOLUTIONS}
 
 
+def test_the_classic_mistakes_are_among_the_wrong_answers():
+    "Mistakes the course promises the grader catches: each has its file, so a change to a check cannot let it pass."
+    names = {p.name for p in WRONG}
+    assert {"07_q2_smoothing_on_padding.py",                # label smoothing spread over the padding token
+            "08_q5_finished_beams_keep_extending.py",       # a beam search that forgets to stop finished beams
+            "08_q6_top_p_drops_crossing_token.py"} <= names
+
+
+def test_the_beam_search_models_make_greedy_decoding_wrong():
+    "The hand-built models of question 8.5 do what their docstrings say, per the package's own decoders."
+    import torch
+    from grader.questions import decoding as D
+    from transformer.decoding import beam_search, greedy_decode
+    src = torch.tensor([[D.A]])
+    def best(model, **kw):
+        hyps, _ = beam_search(model, src, D.BOS, D.EOS, 8, use_cache=False, **kw)
+        return hyps[0][0]
+    trap, longer = D.greedy_trap(), D.long_or_short()
+    assert greedy_decode(trap, src, D.BOS, D.EOS, 8, use_cache=False) == [[D.A]]
+    assert best(trap, beam_size=2, alpha=0.0) == [D.B]
+    assert best(longer, beam_size=3, alpha=0.0) == [D.A]
+    assert best(longer, beam_size=3, alpha=1.0) == [D.B, D.C, D.D]
+    # the greedy question's batch: sentences of different lengths, some ended by eos, some by max_len
+    lengths = [len(out) for out in greedy_decode(D.random_model(3), D.SOURCES, D.BOS, D.EOS, 10, use_cache=False)]
+    assert len(set(lengths)) > 1 and min(lengths) < 10 and max(lengths) == 10
+
+
 @pytest.mark.parametrize("path", WRONG, ids=lambda p: p.stem)
 def test_wrong_answer_loses_exactly_its_question(path, tmp_path):
     sol, number, nb = wrong_notebook(path, tmp_path)
@@ -325,6 +352,31 @@ FORBIDDEN = {   # (chapter, question, code after the header): each uses what the
                                          "        self.norm = self.inner.norm\n"
                                          "    def forward(self, x, sublayer):\n        return self.inner(x, sublayer)\n"),
     "model_forward": ("06", 1, "def transformer_forward(model, src, tgt, pad_id):\n    return model(src, tgt)\n"),
+    "package_smoothed_targets": ("07", 2, "from transformer.training import smoothed_targets as reference\n\n"
+                                          "def smoothed_targets(target, vocab, smoothing=0.1, pad_id=0):\n"
+                                          "    return reference(target, vocab, smoothing, pad_id)\n"),
+    "noam_from_the_optimizer": ("07", 5, "from transformer.training import make_optimizer\n\n"
+                                         "def noam_lr(step, d_model, warmup, factor=1.0):\n"
+                                         "    opt, sched = make_optimizer(nn.Linear(1, 1), d_model, warmup, factor)\n"
+                                         "    for _ in range(step - 1):\n        opt.step(); sched.step()\n"
+                                         "    return sched.get_last_lr()[0]\n"),
+    "greedy_as_a_beam_of_one": ("08", 1, "from transformer.decoding import beam_search\n\n"
+                                         "def greedy_decode(model, src, bos_id, eos_id, max_len):\n"
+                                         "    return [h[0] for h in beam_search(model, src, bos_id, eos_id, max_len, beam_size=1)[0]]\n"),
+    "greedy_as_cold_sampling": ("08", 1, "import transformer.decoding as D\n\n"
+                                         "def greedy_decode(model, src, bos_id, eos_id, max_len):\n"
+                                         "    return D.sample(model, src, bos_id, eos_id, max_len, temperature=0)\n"),
+    "package_beam_search": ("08", 5, "from transformer import decoding\n\n"
+                                     "def beam_search(model, src, bos_id, eos_id, max_len, beam_size=4, alpha=0.6):\n"
+                                     "    hyps, scores = decoding.beam_search(model, src, bos_id, eos_id, max_len, beam_size, alpha,\n"
+                                     "                                        use_cache=False)\n"
+                                     "    return hyps[0][0], scores[0][0]\n"),
+    # the package's own object under the learner's name: no learner code runs when the grader calls it
+    "package_imported_as_is": ("01", 1, "from transformer.attention import causal_mask\n"),
+    "package_class_renamed": ("07", 3, "from transformer.training import LabelSmoothingLoss as reference\n"
+                                       "LabelSmoothingLoss = reference\n"),
+    "package_wrapped_in_partial": ("08", 6, "import functools\nfrom transformer.decoding import sampling_probs as reference\n"
+                                            "sampling_probs = functools.partial(reference)\n"),
     "model_encode": ("06", 1, "from transformer.attention import causal_mask, padding_mask\n\n"
                               "def transformer_forward(model, src, tgt, pad_id):\n"
                               "    s, t = padding_mask(src, pad_id), padding_mask(tgt, pad_id) & causal_mask(tgt.size(1))\n"

@@ -1,0 +1,20 @@
+# Question 1 (3 points): greedy_decode
+# WRONG: the whole batch stops as soon as one sentence produces eos.
+from transformer.attention import causal_mask, padding_mask
+
+@torch.no_grad()
+def greedy_decode(model, src, bos_id, eos_id, max_len):
+    "The most likely token at every step, for a batch of sources (batch, len_s): a token-id list per sentence."
+    pad_id = model.cfg.pad_id
+    src_mask = padding_mask(src, pad_id)
+    memory = model.encode(src, src_mask)
+    ys = torch.full((src.size(0), 1), bos_id, dtype=torch.long)
+    for _ in range(max_len):
+        logits = model.decode(ys, memory, src_mask, causal_mask(ys.size(1)))[:, -1]
+        logits[:, pad_id] = -math.inf
+        next_id = logits.argmax(dim=-1)
+        ys = torch.cat([ys, next_id[:, None]], dim=1)
+        if eos_id is not None and (next_id == eos_id).any():
+            break
+    rows = ys[:, 1:].tolist()
+    return [row[:row.index(eos_id)] if eos_id in row else row for row in rows]

@@ -1,0 +1,17 @@
+# Question 6 (3 points): sampling_probs
+# WRONG: top-p keeps only tokens whose cumulative probability is <= p, dropping the token that crosses p.
+def sampling_probs(logits, temperature=1.0, top_k=None, top_p=None):
+    "The next-token distribution after temperature, top-k and top-p."
+    if temperature == 0:
+        return F.one_hot(logits.argmax(dim=-1), logits.size(-1)).float()
+    logits = logits / temperature
+    if top_k is not None:
+        kth = logits.topk(top_k, dim=-1).values[..., -1:]
+        logits = logits.masked_fill(logits < kth, -math.inf)
+    probs = logits.softmax(dim=-1)
+    if top_p is not None:
+        sorted_p, order = probs.sort(dim=-1, descending=True)
+        keep = torch.zeros_like(sorted_p, dtype=torch.bool).scatter(-1, order, sorted_p.cumsum(dim=-1) <= top_p)
+        probs = probs * keep
+        probs = probs / probs.sum(dim=-1, keepdim=True)
+    return probs
