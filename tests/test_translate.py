@@ -207,3 +207,18 @@ def test_train_under_torchrun_two_cpu_processes(tmp_path, DATA):
                        env={**os.environ, "OMP_NUM_THREADS": "1"})
     assert r.returncode == 0, r.stdout[-3000:]
     assert torch.load(out / "checkpoint.pt", weights_only=True)["step"] == 6
+
+
+def test_snapshots_are_averaged(run):
+    "The tiny run keeps snapshots every 10 updates; averaged.pt holds their element-wise mean and translates."
+    files = sorted((run / "snapshots").glob("step*.pt"))
+    assert [f.stem for f in files] == ["step00000010", "step00000020"]
+    snaps = [torch.load(f, weights_only=True)["model"] for f in files]
+    avg = torch.load(run / "averaged.pt", weights_only=True)
+    assert avg["extra"]["averaged"] == [f.stem for f in files] and "optimizer" not in avg
+    for name, w in avg["model"].items():
+        torch.testing.assert_close(w, (snaps[0][name] + snaps[1][name]) / 2)
+    last = torch.load(run / "checkpoint.pt", weights_only=True)["model"]
+    assert not torch.equal(avg["model"]["generator.weight"], last["generator.weight"])
+    t = Translator.load(run / "averaged.pt", "cpu")
+    assert t.info["weights"] == "average of 2" and isinstance(t.translate(["Ein Hund."], beam=2)[0], str)
