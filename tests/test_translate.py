@@ -141,7 +141,9 @@ def test_translate_bad_lines_lose_nothing(run):
                 stdin=f"Ein Hund.\n\n{long}\nEin 字 Hund ☃.\nZwei Hunde.\n")
     assert r.returncode == 1
     out, err = r.stdout.split("\n")[:-1], r.stderr.strip().splitlines()
-    assert len(out) == 5 and out[0] and out[4] and out[1] == out[2] == out[3] == ""
+    good = command("translate", "--checkpoint", run / "checkpoint.pt", "--beam", 2, "Ein Hund.", "Zwei Hunde.")
+    assert good.returncode == 0 and len(out) == 5
+    assert [out[0], out[4]] == good.stdout.split("\n")[:2] and out[1] == out[2] == out[3] == ""
     assert [e.split(":")[1].strip() for e in err] == ["line 2", "line 3", "line 4"]
     assert "empty" in err[0] and "maximum" in err[1] and "字" in err[2] and "Traceback" not in r.stderr
 
@@ -222,3 +224,13 @@ def test_snapshots_are_averaged(run):
     assert not torch.equal(avg["model"]["generator.weight"], last["generator.weight"])
     t = Translator.load(run / "averaged.pt", "cpu")
     assert t.info["weights"] == "average of 2" and isinstance(t.translate(["Ein Hund."], beam=2)[0], str)
+
+
+def test_batched_translation_keeps_order_and_matches_one_by_one(run):
+    "translate_ids sorts by length to batch; the outputs come back in input order, as if translated alone."
+    t = Translator.load(run / "checkpoint.pt", "cpu")
+    sentences = ["Ein Mann mit einem roten Hut sitzt auf einer Bank im Park.", "Zwei Hunde.",
+                 "Eine Frau spielt Gitarre.", "Kinder."]
+    for beam in (1, 3):
+        together = t.translate(sentences, beam=beam)
+        assert together == [t.translate([s], beam=beam)[0] for s in sentences]

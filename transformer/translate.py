@@ -6,7 +6,7 @@
 __all__ = ['PRESETS', 'preset', 'InputError', 'prepare_data', 'Translator', 'train_main', 'Snapshots', 'translate_main',
            'corpus_scores', 'score_split', 'evaluate_main']
 
-# %% ../chapters/10_translation.ipynb #e7442715
+# %% ../chapters/10_translation.ipynb #7eab78c4
 import argparse, json, math, os, platform, sys, time
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -16,7 +16,7 @@ from .model import Transformer, TransformerConfig, count_parameters
 from .training import CheckpointError, TrainConfig, load_checkpoint, save_checkpoint, train
 from .decoding import beam_search, greedy_decode
 
-# %% ../chapters/10_translation.ipynb #dbbf89ad
+# %% ../chapters/10_translation.ipynb #5494473e
 PRESETS = {
     # seconds on a CPU: for tests and for trying the commands out
     "tiny": {"model": dict(d_model=64, n_layers=1, h=2, d_ff=128, dropout=0.1),
@@ -42,7 +42,7 @@ def preset(name, **train_overrides):
     cfg = TrainConfig(**{**p["train"], "out_dir": f"runs/{name}"})
     return dict(p["model"]), replace(cfg, **{k: v for k, v in train_overrides.items() if v is not None})
 
-# %% ../chapters/10_translation.ipynb #c5d4aa00
+# %% ../chapters/10_translation.ipynb #c2288bb8
 class InputError(ValueError):
     "A sentence the model cannot translate (empty, too long, unknown characters)."
 
@@ -60,7 +60,7 @@ def prepare_data(data_dir=None, min_freq=2, max_len=256, download=True):
     chars = "".join(sorted(set("".join(p[0] for p in pairs["train"]))))   # every German character seen
     return {"vocab": vocab, "train": encode("train"), "val": encode("val"), "src_chars": chars}
 
-# %% ../chapters/10_translation.ipynb #094e6f58
+# %% ../chapters/10_translation.ipynb #7fcd2a17
 class Translator:
     "A trained model with its vocabularies: German sentences in, English sentences out."
     def __init__(self, model, src_vocab, tgt_vocab, src_chars, device="cpu"):
@@ -102,14 +102,16 @@ class Translator:
 
     @torch.no_grad()
     def translate_ids(self, sources, beam=4, alpha=0.6, batch_size=64):
-        "Lists of source ids -> English sentences, decoded in batches of similar length."
-        order = sorted(range(len(sources)), key=lambda i: len(sources[i]))
-        out, pad = [None] * len(sources), self.model.cfg.pad_id
-        for k in range(0, len(order), batch_size):
-            chunk = order[k:k + batch_size]
-            width = max(len(sources[i]) for i in chunk)
-            src = torch.tensor([sources[i] + [pad] * (width - len(sources[i])) for i in chunk], device=self.device)
-            max_len = min(int(1.5 * width) + 10, self.model.cfg.max_len - 1)   # output budget: English runs ~1.1x German
+        "Lists of source ids -> English sentences, decoded in batches of sources of one length."
+        by_length = {}
+        for i, ids in enumerate(sources):
+            by_length.setdefault(len(ids), []).append(i)
+        # one length per batch: no padding, and each sentence gets the output budget it would get alone
+        chunks = [group[k:k + batch_size] for group in by_length.values() for k in range(0, len(group), batch_size)]
+        out = [None] * len(sources)
+        for chunk in chunks:
+            src = torch.tensor([sources[i] for i in chunk], device=self.device)     # (batch, len_s)
+            max_len = min(int(1.5 * src.size(1)) + 10, self.model.cfg.max_len - 1)  # English runs ~1.1x German
             if beam > 1:                                                # the best of each sentence's n-best list
                 hyps = [nbest[0] for nbest in beam_search(self.model, src, Vocab.bos_id, Vocab.eos_id, max_len,
                                                           beam_size=beam, alpha=alpha)[0]]
@@ -123,7 +125,7 @@ class Translator:
         "German sentences -> English sentences (InputError on the first bad one)."
         return self.translate_ids([self.encode(s) for s in sentences], beam, alpha)
 
-# %% ../chapters/10_translation.ipynb #95f63fa0
+# %% ../chapters/10_translation.ipynb #79a8f84c
 def _fail(message, code=1):
     "Print a one-line error (no traceback) and exit."
     print(f"error: {message}", file=sys.stderr)
@@ -149,7 +151,7 @@ def _hardware(device):
         pass
     return f"{name} CPU, {os.cpu_count()} cores"
 
-# %% ../chapters/10_translation.ipynb #26152dda
+# %% ../chapters/10_translation.ipynb #b6dbafc6
 def train_main(argv=None):
     "transformer-train: train a German-to-English model on Multi30k."
     p = argparse.ArgumentParser(prog="transformer-train", description="Train a Transformer to translate German to "
@@ -193,7 +195,7 @@ def train_main(argv=None):
                   + (f", average of the last {averaged} snapshots {out / 'averaged.pt'}" if averaged else ""))
     _cli(run)
 
-# %% ../chapters/10_translation.ipynb #8fb252d7
+# %% ../chapters/10_translation.ipynb #c83adeb4
 class Snapshots:
     "Training callback: keep the model's weights every `every` updates (the newest `last`), then average them."
     def __init__(self, model, folder, every, last):
@@ -218,7 +220,18 @@ class Snapshots:
         save_checkpoint(dest, {k: state[k] for k in ("model", "model_config", "extra", "step", "elapsed_s")})
         return len(files)
 
-# %% ../chapters/10_translation.ipynb #3828bdbf
+# %% ../chapters/10_translation.ipynb #058d9d86
+def _parse_with_decoding_options(p, argv):
+    "Add the options translate and evaluate share, then parse."
+    p.add_argument("--checkpoint", default="runs/cpu/checkpoint.pt", help="checkpoint of the train command "
+                   "(default: %(default)s)")
+    p.add_argument("--beam", type=int, default=4, help="beam size; 1 = greedy (default: %(default)s)")
+    p.add_argument("--alpha", type=float, default=0.6, help="length penalty (default: %(default)s)")
+    p.add_argument("--device", help="cpu or cuda (default: cuda when available)")
+    a = p.parse_args(argv)
+    if a.beam < 1: p.error("--beam must be at least 1")
+    return a
+
 def _read_lines(texts):
     "Sentences from the arguments, else from standard input (one per line)."
     return list(texts) if texts else [line.rstrip("\n") for line in sys.stdin]
@@ -229,13 +242,7 @@ def translate_main(argv=None):
         "one per line. Reads the sentences given as arguments, or standard input. A line that cannot be "
         "translated gives an empty output line, an error on stderr, and exit status 1 at the end.")
     p.add_argument("text", nargs="*", help="German sentences (default: read standard input)")
-    p.add_argument("--checkpoint", default="runs/cpu/checkpoint.pt", help="checkpoint of the train command "
-                   "(default: %(default)s)")
-    p.add_argument("--beam", type=int, default=4, help="beam size; 1 = greedy (default: %(default)s)")
-    p.add_argument("--alpha", type=float, default=0.6, help="length penalty (default: %(default)s)")
-    p.add_argument("--device", help="cpu or cuda (default: cuda when available)")
-    a = p.parse_args(argv)
-    if a.beam < 1: p.error("--beam must be at least 1")
+    a = _parse_with_decoding_options(p, argv)
 
     def run():
         translator = Translator.load(a.checkpoint, a.device)
@@ -252,7 +259,7 @@ def translate_main(argv=None):
         return 1 if bad else 0
     sys.exit(_cli(run))
 
-# %% ../chapters/10_translation.ipynb #2c813051
+# %% ../chapters/10_translation.ipynb #d95ba0ec
 def corpus_scores(hypotheses, references):
     "sacreBLEU's BLEU and chrF on detokenized sentences, with their signatures."
     import sacrebleu
@@ -276,17 +283,12 @@ def evaluate_main(argv=None):
     p = argparse.ArgumentParser(prog="transformer-evaluate", description="Translate a Multi30k split with a "
         "checkpoint and score it with sacreBLEU (BLEU and chrF) against the references; prints the scores with "
         "their signatures and writes the translations, one per line.")
-    p.add_argument("--checkpoint", default="runs/cpu/checkpoint.pt", help="(default: %(default)s)")
     p.add_argument("--split", default="test_2016_flickr", help="(default: %(default)s)")
     p.add_argument("--data", help="folder with the Multi30k .gz files (default: $MULTI30K_DIR, else download)")
-    p.add_argument("--beam", type=int, default=4, help="beam size; 1 = greedy (default: %(default)s)")
-    p.add_argument("--alpha", type=float, default=0.6, help="length penalty (default: %(default)s)")
     p.add_argument("--limit", type=int, help="only the first N sentences")
     p.add_argument("--output", help="file for the translations (default: next to the checkpoint)")
     p.add_argument("--json", help="also write the scores to this JSON file")
-    p.add_argument("--device", help="cpu or cuda (default: cuda when available)")
-    a = p.parse_args(argv)
-    if a.beam < 1: p.error("--beam must be at least 1")
+    a = _parse_with_decoding_options(p, argv)
 
     def run():
         translator = Translator.load(a.checkpoint, a.device)
