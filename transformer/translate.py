@@ -6,7 +6,7 @@
 __all__ = ['PRESETS', 'preset', 'InputError', 'prepare_data', 'Translator', 'train_main', 'Snapshots', 'translate_main',
            'corpus_scores', 'score_split', 'evaluate_main']
 
-# %% ../chapters/10_translation.ipynb #7eab78c4
+# %% ../chapters/10_translation.ipynb #aa9c75db
 import argparse, json, math, os, platform, sys, time
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -16,7 +16,7 @@ from .model import Transformer, TransformerConfig, count_parameters
 from .training import CheckpointError, TrainConfig, load_checkpoint, save_checkpoint, train
 from .decoding import beam_search, greedy_decode
 
-# %% ../chapters/10_translation.ipynb #5494473e
+# %% ../chapters/10_translation.ipynb #4fbe2cf5
 PRESETS = {
     # seconds on a CPU: for tests and for trying the commands out
     "tiny": {"model": dict(d_model=64, n_layers=1, h=2, d_ff=128, dropout=0.1),
@@ -42,7 +42,7 @@ def preset(name, **train_overrides):
     cfg = TrainConfig(**{**p["train"], "out_dir": f"runs/{name}"})
     return dict(p["model"]), replace(cfg, **{k: v for k, v in train_overrides.items() if v is not None})
 
-# %% ../chapters/10_translation.ipynb #c2288bb8
+# %% ../chapters/10_translation.ipynb #bf1b8142
 class InputError(ValueError):
     "A sentence the model cannot translate (empty, too long, unknown characters)."
 
@@ -60,7 +60,7 @@ def prepare_data(data_dir=None, min_freq=2, max_len=256, download=True):
     chars = "".join(sorted(set("".join(p[0] for p in pairs["train"]))))   # every German character seen
     return {"vocab": vocab, "train": encode("train"), "val": encode("val"), "src_chars": chars}
 
-# %% ../chapters/10_translation.ipynb #7fcd2a17
+# %% ../chapters/10_translation.ipynb #23632aa3
 class Translator:
     "A trained model with its vocabularies: German sentences in, English sentences out."
     def __init__(self, model, src_vocab, tgt_vocab, src_chars, device="cpu"):
@@ -125,7 +125,7 @@ class Translator:
         "German sentences -> English sentences (InputError on the first bad one)."
         return self.translate_ids([self.encode(s) for s in sentences], beam, alpha)
 
-# %% ../chapters/10_translation.ipynb #79a8f84c
+# %% ../chapters/10_translation.ipynb #ad6db80d
 def _fail(message, code=1):
     "Print a one-line error (no traceback) and exit."
     print(f"error: {message}", file=sys.stderr)
@@ -151,7 +151,7 @@ def _hardware(device):
         pass
     return f"{name} CPU, {os.cpu_count()} cores"
 
-# %% ../chapters/10_translation.ipynb #b6dbafc6
+# %% ../chapters/10_translation.ipynb #aee0184f
 def train_main(argv=None):
     "transformer-train: train a German-to-English model on Multi30k."
     p = argparse.ArgumentParser(prog="transformer-train", description="Train a Transformer to translate German to "
@@ -195,7 +195,7 @@ def train_main(argv=None):
                   + (f", average of the last {averaged} snapshots {out / 'averaged.pt'}" if averaged else ""))
     _cli(run)
 
-# %% ../chapters/10_translation.ipynb #c83adeb4
+# %% ../chapters/10_translation.ipynb #1f615e9c
 class Snapshots:
     "Training callback: keep the model's weights every `every` updates (the newest `last`), then average them."
     def __init__(self, model, folder, every, last):
@@ -220,7 +220,7 @@ class Snapshots:
         save_checkpoint(dest, {k: state[k] for k in ("model", "model_config", "extra", "step", "elapsed_s")})
         return len(files)
 
-# %% ../chapters/10_translation.ipynb #058d9d86
+# %% ../chapters/10_translation.ipynb #ec2c63fe
 def _parse_with_decoding_options(p, argv):
     "Add the options translate and evaluate share, then parse."
     p.add_argument("--checkpoint", default="runs/cpu/checkpoint.pt", help="checkpoint of the train command "
@@ -259,7 +259,7 @@ def translate_main(argv=None):
         return 1 if bad else 0
     sys.exit(_cli(run))
 
-# %% ../chapters/10_translation.ipynb #d95ba0ec
+# %% ../chapters/10_translation.ipynb #5335f429
 def corpus_scores(hypotheses, references):
     "sacreBLEU's BLEU and chrF on detokenized sentences, with their signatures."
     import sacrebleu
@@ -295,7 +295,8 @@ def evaluate_main(argv=None):
         pairs = load_split(a.split, a.data)[:a.limit]
         hyps, result = score_split(translator, pairs, a.beam, a.alpha)
         result = {"split": a.split, "checkpoint": str(a.checkpoint), **translator.info, **result}
-        out = Path(a.output or Path(a.checkpoint).with_name(f"{a.split}.beam{a.beam}.en"))
+        ckpt = Path(a.checkpoint)                     # e.g. runs/cpu/averaged.test_2016_flickr.beam4.en
+        out = Path(a.output or ckpt.with_name(f"{ckpt.stem}.{a.split}.beam{a.beam}.en"))
         out.write_text("".join(h + "\n" for h in hyps), encoding="utf-8")
         print(f"BLEU {result['bleu']:.2f}  chrF {result['chrf']:.2f}  ({len(pairs)} sentences of {a.split}, "
               f"beam {a.beam}, {result['decode_s']} s)")
