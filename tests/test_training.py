@@ -19,7 +19,7 @@ import transformer.training as training
 from torch.optim.optimizer import register_optimizer_step_pre_hook
 from transformer.model import Transformer, TransformerConfig
 from transformer.training import (CheckpointError, LabelSmoothingLoss, TokenBatchSampler, TrainConfig, evaluate,
-                                  load_checkpoint, make_batch, make_optimizer, noam_lr, reverse_task, save_checkpoint,
+                                  linear_decay_lr, load_checkpoint, make_batch, make_optimizer, noam_lr, reverse_task, save_checkpoint,
                                   smoothed_targets, train)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -330,6 +330,34 @@ def test_optimizer_uses_the_schedule_each_update():
             group["lr"] = noam_lr(update, 32, 4, 3.0)
         optimizer.step(); scheduler.step(); ref_opt.step()
         assert_close(model.weight, reference.weight, rtol=0, atol=0)
+
+
+def test_linear_decay_closed_formula():
+    d_model, warmup, total = 64, 10, 50
+    peak = (d_model * warmup) ** -0.5
+    for s in range(1, warmup + 1):                          # the warmup is Noam's
+        assert math.isclose(linear_decay_lr(s, d_model, warmup, total), peak * s / warmup, rel_tol=1e-12)
+    for s in range(warmup, total + 1):                      # then a line from the peak to 0 at total + 1
+        expected = peak * (total + 1 - s) / (total + 1 - warmup)
+        assert math.isclose(linear_decay_lr(s, d_model, warmup, total), expected, rel_tol=1e-12)
+    assert linear_decay_lr(total + 1, d_model, warmup, total) == 0 == linear_decay_lr(10 * total, d_model, warmup, total)
+    assert linear_decay_lr(total, d_model, warmup, total) > 0
+    assert math.isclose(linear_decay_lr(30, d_model, warmup, total, factor=0.3), 0.3 * linear_decay_lr(30, d_model, warmup, total))
+    with pytest.raises(ValueError, match="decay_steps"):
+        make_optimizer(nn.Linear(2, 2), d_model, warmup, decay_steps=warmup)
+
+
+def test_train_follows_the_linear_decay(tmp_path):
+    seen = []
+    hook = register_optimizer_step_pre_hook(lambda opt, args, kwargs: seen.append(opt.param_groups[0]["lr"]))
+    try:
+        train(tiny_model(), DATA, [], config(tmp_path, max_steps=9, warmup=3, lr_factor=2.0, decay_steps=9, log_every=1),
+              PAD, BOS, EOS)
+    finally:
+        hook.remove()
+    peak = 2.0 * (16 * 3) ** -0.5
+    expected = [peak * s / 3 for s in (1, 2, 3)] + [peak * (10 - s) / 7 for s in range(4, 10)]
+    assert seen == pytest.approx(expected, rel=1e-12)
 
 
 # ------------------------------------------------------------------------------------------ checkpoints

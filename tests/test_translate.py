@@ -17,7 +17,7 @@ import pytest
 import torch
 
 from transformer.data import Vocab
-from transformer.translate import PRESETS, InputError, Translator, corpus_scores, preset
+from transformer.translate import PRESETS, InputError, Translator, corpus_scores, preset, schedule_name
 
 ROOT = Path(__file__).resolve().parents[1]
 FULL = Path(os.environ.get("MULTI30K_DIR") or ROOT.parent / "shared" / "data" / "multi30k")
@@ -68,6 +68,8 @@ def test_presets_are_consistent():
         model_kw, cfg = preset(name)
         assert model_kw["d_model"] % model_kw["h"] == 0
         assert cfg.out_dir == f"runs/{name}"
+        if cfg.decay_steps is not None:          # a decaying schedule must reach its end within the run
+            assert cfg.warmup < cfg.decay_steps and cfg.max_steps == cfg.decay_steps
     assert preset("cpu", max_minutes=1.5)[1].max_minutes == 1.5
     with pytest.raises(ValueError, match="unknown config"):
         preset("huge")
@@ -224,6 +226,20 @@ def test_snapshots_are_averaged(run):
     assert not torch.equal(avg["model"]["generator.weight"], last["generator.weight"])
     t = Translator.load(run / "averaged.pt", "cpu")
     assert t.info["weights"] == "average of 2" and isinstance(t.translate(["Ein Hund."], beam=2)[0], str)
+
+
+def test_schedule_names():
+    assert schedule_name(None) == "unknown"
+    assert schedule_name({"warmup": 400, "lr_factor": 1.0, "decay_steps": None}) == "inverse sqrt (Noam), warmup 400, factor 1.0"
+    assert schedule_name({"warmup": 200, "lr_factor": 0.5, "decay_steps": 1600}) == "linear to 0 at 1600, warmup 200, factor 0.5"
+
+
+def test_checkpoints_name_their_schedule(run):
+    "Both the last and the averaged weights say which schedule trained them (the tiny preset: Noam)."
+    _, cfg = preset("tiny")
+    expected = schedule_name({"warmup": cfg.warmup, "lr_factor": cfg.lr_factor, "decay_steps": cfg.decay_steps})
+    assert Translator.load(run / "checkpoint.pt", "cpu").info["schedule"] == expected
+    assert Translator.load(run / "averaged.pt", "cpu").info["schedule"] == expected
 
 
 def test_batched_translation_keeps_order_and_matches_one_by_one(run):

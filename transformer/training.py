@@ -4,8 +4,8 @@
 
 # %% auto #0
 __all__ = ['reverse_task', 'Batch', 'make_batch', 'TokenBatchSampler', 'smoothed_targets', 'LabelSmoothingLoss', 'noam_lr',
-           'make_optimizer', 'CheckpointError', 'save_checkpoint', 'load_checkpoint', 'TrainConfig', 'evaluate',
-           'train']
+           'linear_decay_lr', 'make_optimizer', 'CheckpointError', 'save_checkpoint', 'load_checkpoint', 'TrainConfig',
+           'evaluate', 'train']
 
 # %% ../chapters/07_training.ipynb #6e9eb937
 import contextlib, itertools, json, math, os, random, time
@@ -146,11 +146,22 @@ def noam_lr(step, d_model, warmup, factor=1.0):
     step = max(step, 1)
     return factor * d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)
 
-def make_optimizer(model, d_model, warmup, factor=1.0):
-    "Adam(0.9, 0.98, eps 1e-9) and a scheduler that sets update k's learning rate to `noam_lr(k)`; step both once per update."
+def linear_decay_lr(step, d_model, warmup, total, factor=1.0):
+    "Noam's warmup to the same peak, then a straight line that reaches 0 just after update `total`."
+    step = max(step, 1)
+    if step <= warmup: return noam_lr(step, d_model, warmup, factor)
+    return noam_lr(warmup, d_model, warmup, factor) * max(0.0, (total + 1 - step) / (total + 1 - warmup))
+
+def make_optimizer(model, d_model, warmup, factor=1.0, decay_steps=None):
+    """Adam(0.9, 0.98, eps 1e-9) and a scheduler that sets update k's learning rate to `noam_lr(k)`, or with
+    `decay_steps` to `linear_decay_lr(k, ..., decay_steps)`; step both once per update."""
     optimizer = torch.optim.Adam(model.parameters(), lr=1.0, betas=(0.9, 0.98), eps=1e-9)
+    if decay_steps is not None and decay_steps <= warmup:
+        raise ValueError(f"decay_steps ({decay_steps}) must be larger than warmup ({warmup})")
+    lr = (lambda s: noam_lr(s, d_model, warmup, factor)) if decay_steps is None else \
+         (lambda s: linear_decay_lr(s, d_model, warmup, decay_steps, factor))
     # LambdaLR sets lr = 1.0 * f(k) after k scheduler steps, i.e. for update k + 1
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda k: noam_lr(k + 1, d_model, warmup, factor))
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda k: lr(k + 1))
     return optimizer, scheduler
 
 # %% ../chapters/07_training.ipynb #1380f705
@@ -194,6 +205,7 @@ class TrainConfig:
     max_minutes: float | None = None  # ... or minutes of wall clock in this call, whichever comes first
     warmup: int = 4000
     lr_factor: float = 1.0
+    decay_steps: int | None = None  # None: Noam's inverse square root; else linear decay to 0 at this update
     label_smoothing: float = 0.1
     clip_norm: float | None = 1.0   # clip the gradient's global norm (None: no clipping, as in the paper)
     accum_steps: int = 1            # batches per update (gradient accumulation)
@@ -301,7 +313,7 @@ def train(model, train_examples, valid_examples, cfg, pad_id, bos_id, eos_id, re
     model.to(device).train()
     sampler = TokenBatchSampler([len(s) for s, _ in train_examples], [len(t) + 1 for _, t in train_examples],
                                 cfg.max_tokens, seed=cfg.seed, rank=rank, world_size=world)
-    optimizer, scheduler = make_optimizer(model, model.cfg.d_model, cfg.warmup, cfg.lr_factor)
+    optimizer, scheduler = make_optimizer(model, model.cfg.d_model, cfg.warmup, cfg.lr_factor, cfg.decay_steps)
     criterion, out = LabelSmoothingLoss(cfg.label_smoothing, pad_id), Path(cfg.out_dir)
     step, history, elapsed0, (loss_sum, tokens) = 0, [], 0.0, (0.0, 0)
     if resume:                                               # continue the same run exactly where it stopped
