@@ -6,7 +6,7 @@
 __all__ = ['PRESETS', 'preset', 'InputError', 'prepare_data', 'schedule_name', 'Translator', 'train_main', 'Snapshots',
            'translate_main', 'corpus_scores', 'score_split', 'evaluate_main']
 
-# %% ../chapters/10_translation.ipynb #2f3b3866
+# %% ../chapters/10_translation.ipynb #d2faeb53
 import argparse, json, math, os, platform, sys, time
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -16,13 +16,13 @@ from .model import Transformer, TransformerConfig, count_parameters
 from .training import CheckpointError, TrainConfig, load_checkpoint, save_checkpoint, train
 from .decoding import beam_search, greedy_decode
 
-# %% ../chapters/10_translation.ipynb #cecb2356
+# %% ../chapters/10_translation.ipynb #073fe662
 PRESETS = {
     # seconds on a CPU: for tests and for trying the commands out
     "tiny": {"model": dict(d_model=64, n_layers=1, h=2, d_ff=128, dropout=0.1),
              "train": dict(max_tokens=2000, warmup=100, lr_factor=2.0, max_steps=40, eval_every=40, ckpt_every=20),
              "average": dict(every=10, last=3)},
-    # 30 minutes on a 2-core CPU
+    # 1,600 updates, under 30 minutes on a 2-core CPU
     "cpu": {"model": dict(d_model=256, n_layers=3, h=4, d_ff=1024, dropout=0.1, fast_attention=True),
             "train": dict(max_tokens=2500, warmup=200, lr_factor=0.5, max_steps=1600, decay_steps=1600,
                           max_minutes=30, max_epochs=1000, eval_every=400, ckpt_every=100),
@@ -42,7 +42,7 @@ def preset(name, **train_overrides):
     cfg = TrainConfig(**{**p["train"], "out_dir": f"runs/{name}"})
     return dict(p["model"]), replace(cfg, **{k: v for k, v in train_overrides.items() if v is not None})
 
-# %% ../chapters/10_translation.ipynb #e0b9351e
+# %% ../chapters/10_translation.ipynb #358ee725
 class InputError(ValueError):
     "A sentence the model cannot translate (empty, too long, unknown characters)."
 
@@ -60,7 +60,7 @@ def prepare_data(data_dir=None, min_freq=2, max_len=256, download=True):
     chars = "".join(sorted(set("".join(p[0] for p in pairs["train"]))))   # every German character seen
     return {"vocab": vocab, "train": encode("train"), "val": encode("val"), "src_chars": chars}
 
-# %% ../chapters/10_translation.ipynb #96f5750d
+# %% ../chapters/10_translation.ipynb #0b03e6ad
 def schedule_name(train_config):
     "A short description of a run's learning-rate schedule, from the TrainConfig a checkpoint holds."
     if not train_config: return "unknown"
@@ -133,7 +133,7 @@ class Translator:
         "German sentences -> English sentences (InputError on the first bad one)."
         return self.translate_ids([self.encode(s) for s in sentences], beam, alpha)
 
-# %% ../chapters/10_translation.ipynb #3944a44f
+# %% ../chapters/10_translation.ipynb #7b947415
 def _fail(message, code=1):
     "Print a one-line error (no traceback) and exit."
     print(f"error: {message}", file=sys.stderr)
@@ -159,7 +159,7 @@ def _hardware(device):
         pass
     return f"{name} CPU, {os.cpu_count()} cores"
 
-# %% ../chapters/10_translation.ipynb #da29b610
+# %% ../chapters/10_translation.ipynb #512d25e4
 def train_main(argv=None):
     "transformer-train: train a German-to-English model on Multi30k."
     p = argparse.ArgumentParser(prog="transformer-train", description="Train a Transformer to translate German to "
@@ -203,7 +203,7 @@ def train_main(argv=None):
                   + (f", average of the last {averaged} snapshots {out / 'averaged.pt'}" if averaged else ""))
     _cli(run)
 
-# %% ../chapters/10_translation.ipynb #a30f8967
+# %% ../chapters/10_translation.ipynb #afd15094
 class Snapshots:
     "Training callback: keep the model's weights every `every` updates (the newest `last`), then average them."
     def __init__(self, model, folder, every, last):
@@ -228,7 +228,7 @@ class Snapshots:
         save_checkpoint(dest, {k: state[k] for k in ("model", "model_config", "train_config", "extra", "step", "elapsed_s")})
         return len(files)
 
-# %% ../chapters/10_translation.ipynb #3e6002b6
+# %% ../chapters/10_translation.ipynb #bd7404e9
 def _parse_with_decoding_options(p, argv):
     "Add the options translate and evaluate share, then parse."
     p.add_argument("--checkpoint", default="runs/cpu/checkpoint.pt", help="checkpoint of the train command "
@@ -267,7 +267,7 @@ def translate_main(argv=None):
         return 1 if bad else 0
     sys.exit(_cli(run))
 
-# %% ../chapters/10_translation.ipynb #c8999612
+# %% ../chapters/10_translation.ipynb #adc1c376
 def corpus_scores(hypotheses, references):
     "sacreBLEU's BLEU and chrF on detokenized sentences, with their signatures."
     import sacrebleu
