@@ -242,6 +242,21 @@ def test_checkpoints_name_their_schedule(run):
     assert Translator.load(run / "averaged.pt", "cpu").info["schedule"] == expected
 
 
+def test_command_line_overrides_reach_the_run(tmp_path, DATA):
+    out = tmp_path / "run"
+    r = command("train", "--config", "tiny", "--data", DATA, "--out", out, "--max-steps", 3, "--max-tokens", 700,
+                "--decay-steps", 150, "--no-progress")
+    assert r.returncode == 0, r.stderr
+    tc = torch.load(out / "checkpoint.pt", weights_only=True)["train_config"]
+    assert (tc["max_tokens"], tc["decay_steps"], tc["max_steps"]) == (700, 150, 3)
+    info = Translator.load(out / "checkpoint.pt", "cpu").info
+    assert info["max_tokens"] == 700 and info["schedule"].startswith("linear to 0 at 150")
+    # a decay that ends inside the warmup (tiny: 100 updates) is refused, and no run is left behind
+    r = command("train", "--config", "tiny", "--data", DATA, "--out", tmp_path / "bad", "--decay-steps", 50)
+    assert "decay_steps" in one_line_error(r)
+    assert not (tmp_path / "bad" / "checkpoint.pt").exists()
+
+
 def test_batched_translation_keeps_order_and_matches_one_by_one(run):
     "translate_ids sorts by length to batch; the outputs come back in input order, as if translated alone."
     t = Translator.load(run / "checkpoint.pt", "cpu")

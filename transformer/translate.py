@@ -6,7 +6,7 @@
 __all__ = ['PRESETS', 'preset', 'InputError', 'prepare_data', 'schedule_name', 'Translator', 'train_main', 'Snapshots',
            'translate_main', 'corpus_scores', 'score_split', 'evaluate_main']
 
-# %% ../chapters/10_translation.ipynb #d2faeb53
+# %% ../chapters/10_translation.ipynb #b5472066
 import argparse, json, math, os, platform, sys, time
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -16,7 +16,7 @@ from .model import Transformer, TransformerConfig, count_parameters
 from .training import CheckpointError, TrainConfig, load_checkpoint, save_checkpoint, train
 from .decoding import beam_search, greedy_decode
 
-# %% ../chapters/10_translation.ipynb #073fe662
+# %% ../chapters/10_translation.ipynb #6cb66949
 PRESETS = {
     # seconds on a CPU: for tests and for trying the commands out
     "tiny": {"model": dict(d_model=64, n_layers=1, h=2, d_ff=128, dropout=0.1),
@@ -42,7 +42,7 @@ def preset(name, **train_overrides):
     cfg = TrainConfig(**{**p["train"], "out_dir": f"runs/{name}"})
     return dict(p["model"]), replace(cfg, **{k: v for k, v in train_overrides.items() if v is not None})
 
-# %% ../chapters/10_translation.ipynb #358ee725
+# %% ../chapters/10_translation.ipynb #a4b1d7fe
 class InputError(ValueError):
     "A sentence the model cannot translate (empty, too long, unknown characters)."
 
@@ -60,7 +60,7 @@ def prepare_data(data_dir=None, min_freq=2, max_len=256, download=True):
     chars = "".join(sorted(set("".join(p[0] for p in pairs["train"]))))   # every German character seen
     return {"vocab": vocab, "train": encode("train"), "val": encode("val"), "src_chars": chars}
 
-# %% ../chapters/10_translation.ipynb #0b03e6ad
+# %% ../chapters/10_translation.ipynb #10ccaad1
 def schedule_name(train_config):
     "A short description of a run's learning-rate schedule, from the TrainConfig a checkpoint holds."
     if not train_config: return "unknown"
@@ -88,8 +88,9 @@ class Translator:
         model.load_state_dict(state["model"])
         vocab = {lang: Vocab(extra["vocab"][lang]) for lang in LANGS}
         translator = cls(model, vocab["de"], vocab["en"], extra["src_chars"], device)
-        translator.info = {"config": extra.get("config"), "schedule": schedule_name(state.get("train_config")),
-                           "step": state.get("step"),
+        tc = state.get("train_config") or {}
+        translator.info = {"config": extra.get("config"), "schedule": schedule_name(tc),
+                           "max_tokens": tc.get("max_tokens"), "step": state.get("step"),
                            "train_minutes": round(state.get("elapsed_s", 0) / 60, 1),
                            "hardware": extra.get("hardware"), "parameters": count_parameters(model)["total"],
                            "weights": f"average of {len(extra['averaged'])}" if "averaged" in extra else "last"}
@@ -133,7 +134,7 @@ class Translator:
         "German sentences -> English sentences (InputError on the first bad one)."
         return self.translate_ids([self.encode(s) for s in sentences], beam, alpha)
 
-# %% ../chapters/10_translation.ipynb #7b947415
+# %% ../chapters/10_translation.ipynb #b4a1be7b
 def _fail(message, code=1):
     "Print a one-line error (no traceback) and exit."
     print(f"error: {message}", file=sys.stderr)
@@ -159,7 +160,7 @@ def _hardware(device):
         pass
     return f"{name} CPU, {os.cpu_count()} cores"
 
-# %% ../chapters/10_translation.ipynb #512d25e4
+# %% ../chapters/10_translation.ipynb #d5276b81
 def train_main(argv=None):
     "transformer-train: train a German-to-English model on Multi30k."
     p = argparse.ArgumentParser(prog="transformer-train", description="Train a Transformer to translate German to "
@@ -172,6 +173,9 @@ def train_main(argv=None):
     p.add_argument("--resume", action="store_true", help="continue the run in the output folder")
     p.add_argument("--max-minutes", type=float, help="stop after this many minutes of training")
     p.add_argument("--max-steps", type=int, help="stop after this many updates")
+    p.add_argument("--max-tokens", type=int, help="tokens per batch and side (default: the preset's)")
+    p.add_argument("--decay-steps", type=int, help="learning rate falls linearly to 0 at this update "
+                   "(default: the preset's)")
     p.add_argument("--device", help="cpu, cuda, cuda:1 ... (default: cuda when available)")
     p.add_argument("--seed", type=int)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -179,7 +183,7 @@ def train_main(argv=None):
 
     def run():
         model_kw, cfg = preset(a.config, out_dir=a.out, max_minutes=a.max_minutes, max_steps=a.max_steps,
-                               device=a.device, seed=a.seed, progress=False if a.no_progress else None)
+                               max_tokens=a.max_tokens, decay_steps=a.decay_steps, device=a.device, seed=a.seed, progress=False if a.no_progress else None)
         out = Path(cfg.out_dir)
         if (out / "checkpoint.pt").exists() and not a.resume:
             raise ValueError(f"{out} already holds a run: pass --resume to continue it, or --out for a new one")
@@ -203,7 +207,7 @@ def train_main(argv=None):
                   + (f", average of the last {averaged} snapshots {out / 'averaged.pt'}" if averaged else ""))
     _cli(run)
 
-# %% ../chapters/10_translation.ipynb #afd15094
+# %% ../chapters/10_translation.ipynb #5ca34a83
 class Snapshots:
     "Training callback: keep the model's weights every `every` updates (the newest `last`), then average them."
     def __init__(self, model, folder, every, last):
@@ -228,7 +232,7 @@ class Snapshots:
         save_checkpoint(dest, {k: state[k] for k in ("model", "model_config", "train_config", "extra", "step", "elapsed_s")})
         return len(files)
 
-# %% ../chapters/10_translation.ipynb #bd7404e9
+# %% ../chapters/10_translation.ipynb #0ba96406
 def _parse_with_decoding_options(p, argv):
     "Add the options translate and evaluate share, then parse."
     p.add_argument("--checkpoint", default="runs/cpu/checkpoint.pt", help="checkpoint of the train command "
@@ -267,7 +271,7 @@ def translate_main(argv=None):
         return 1 if bad else 0
     sys.exit(_cli(run))
 
-# %% ../chapters/10_translation.ipynb #adc1c376
+# %% ../chapters/10_translation.ipynb #9b4dad95
 def corpus_scores(hypotheses, references):
     "sacreBLEU's BLEU and chrF on detokenized sentences, with their signatures."
     import sacrebleu
