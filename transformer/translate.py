@@ -6,7 +6,7 @@
 __all__ = ['PRESETS', 'preset', 'InputError', 'prepare_data', 'schedule_name', 'Translator', 'train_main', 'Snapshots',
            'translate_main', 'corpus_scores', 'score_split', 'evaluate_main']
 
-# %% ../chapters/10_translation.ipynb #b5472066
+# %% ../chapters/10_translation.ipynb #cd962ecb
 import argparse, json, math, os, platform, sys, time
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -16,7 +16,7 @@ from .model import Transformer, TransformerConfig, count_parameters
 from .training import CheckpointError, TrainConfig, load_checkpoint, save_checkpoint, train
 from .decoding import beam_search, greedy_decode
 
-# %% ../chapters/10_translation.ipynb #6cb66949
+# %% ../chapters/10_translation.ipynb #8ba9a80d
 PRESETS = {
     # seconds on a CPU: for tests and for trying the commands out
     "tiny": {"model": dict(d_model=64, n_layers=1, h=2, d_ff=128, dropout=0.1),
@@ -42,7 +42,7 @@ def preset(name, **train_overrides):
     cfg = TrainConfig(**{**p["train"], "out_dir": f"runs/{name}"})
     return dict(p["model"]), replace(cfg, **{k: v for k, v in train_overrides.items() if v is not None})
 
-# %% ../chapters/10_translation.ipynb #a4b1d7fe
+# %% ../chapters/10_translation.ipynb #69ff7bee
 class InputError(ValueError):
     "A sentence the model cannot translate (empty, too long, unknown characters)."
 
@@ -60,7 +60,7 @@ def prepare_data(data_dir=None, min_freq=2, max_len=256, download=True):
     chars = "".join(sorted(set("".join(p[0] for p in pairs["train"]))))   # every German character seen
     return {"vocab": vocab, "train": encode("train"), "val": encode("val"), "src_chars": chars}
 
-# %% ../chapters/10_translation.ipynb #10ccaad1
+# %% ../chapters/10_translation.ipynb #f5fcd3b8
 def schedule_name(train_config):
     "A short description of a run's learning-rate schedule, from the TrainConfig a checkpoint holds."
     if not train_config: return "unknown"
@@ -134,7 +134,7 @@ class Translator:
         "German sentences -> English sentences (InputError on the first bad one)."
         return self.translate_ids([self.encode(s) for s in sentences], beam, alpha)
 
-# %% ../chapters/10_translation.ipynb #b4a1be7b
+# %% ../chapters/10_translation.ipynb #be1ba8c6
 def _fail(message, code=1):
     "Print a one-line error (no traceback) and exit."
     print(f"error: {message}", file=sys.stderr)
@@ -160,7 +160,7 @@ def _hardware(device):
         pass
     return f"{name} CPU, {os.cpu_count()} cores"
 
-# %% ../chapters/10_translation.ipynb #d5276b81
+# %% ../chapters/10_translation.ipynb #0c770f50
 def train_main(argv=None):
     "transformer-train: train a German-to-English model on Multi30k."
     p = argparse.ArgumentParser(prog="transformer-train", description="Train a Transformer to translate German to "
@@ -207,7 +207,7 @@ def train_main(argv=None):
                   + (f", average of the last {averaged} snapshots {out / 'averaged.pt'}" if averaged else ""))
     _cli(run)
 
-# %% ../chapters/10_translation.ipynb #5ca34a83
+# %% ../chapters/10_translation.ipynb #63cf8e76
 class Snapshots:
     "Training callback: keep the model's weights every `every` updates (the newest `last`), then average them."
     def __init__(self, model, folder, every, last):
@@ -232,7 +232,7 @@ class Snapshots:
         save_checkpoint(dest, {k: state[k] for k in ("model", "model_config", "train_config", "extra", "step", "elapsed_s")})
         return len(files)
 
-# %% ../chapters/10_translation.ipynb #0ba96406
+# %% ../chapters/10_translation.ipynb #1c6c0543
 def _parse_with_decoding_options(p, argv):
     "Add the options translate and evaluate share, then parse."
     p.add_argument("--checkpoint", default="runs/cpu/checkpoint.pt", help="checkpoint of the train command "
@@ -271,7 +271,7 @@ def translate_main(argv=None):
         return 1 if bad else 0
     sys.exit(_cli(run))
 
-# %% ../chapters/10_translation.ipynb #9b4dad95
+# %% ../chapters/10_translation.ipynb #c17e0820
 def corpus_scores(hypotheses, references):
     "sacreBLEU's BLEU and chrF on detokenized sentences, with their signatures."
     import sacrebleu
