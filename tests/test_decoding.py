@@ -454,3 +454,44 @@ def test_same_seed_same_samples():
     cached = draws(model, n=50, seed=7, top_k=5)
     assert cached == sample(model, SRC[:1].repeat(50, 1), BOS, EOS, 6, top_k=5,
                             generator=torch.Generator().manual_seed(7), use_cache=False)
+
+
+# ---------------------------------------------------------------- banned tokens
+
+def masked(model, banned):
+    "The model with the logits of `banned` ids set to -inf inside decode: an independent route to a ban."
+    decode = model.decode
+    def decode_without(*args, **kwargs):
+        logits = decode(*args, **kwargs).clone()
+        logits[..., banned] = -math.inf
+        return logits
+    model.decode = decode_without
+    return model
+
+
+@pytest.mark.parametrize("seed,alpha", [(10, 0.6), (3, 0.0)])
+def test_wide_beam_with_a_ban_equals_exhaustive_search_over_outputs_without_it(seed, alpha):
+    model, banned = random_model(seed=seed, vocab=6), [4]
+    src = torch.tensor([[4, 5, 5, 4], [5, 4, 0, 0]])
+    for b, row in enumerate(src):
+        allowed = [(s, y) for s, y in brute_force(model, row, 4, alpha) if 4 not in y]
+        hyps, scores = beam_search(model, src, BOS, EOS, 4, beam_size=60, alpha=alpha, n_best=5, ban=banned)
+        assert hyps[b] == [y for _, y in allowed[:5]]
+        assert scores[b] == pytest.approx([s for s, _ in allowed[:5]], abs=1e-5)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_every_decoder_with_a_ban_equals_the_model_with_those_logits_removed(seed):
+    banned = [UNK, 5, 7]
+    model, reference = random_model(seed=seed, vocab=10), masked(random_model(seed=seed, vocab=10), banned)
+    greedy = greedy_decode(model, SRC, BOS, EOS, 12, ban=banned)
+    assert greedy == greedy_decode(reference, SRC, BOS, EOS, 12, use_cache=False)
+    assert greedy != greedy_decode(model, SRC, BOS, EOS, 12)        # the ban changed something
+    # (beam search is checked against exhaustive search above: it scores with the model's own log-probabilities,
+    # not renormalized over the allowed tokens as this reference would)
+    hyps, _ = beam_search(model, SRC, BOS, EOS, 12, beam_size=3, n_best=3, ban=banned)
+    assert all(not set(y) & set(banned) for nbest in hyps for y in nbest)
+    drawn = sample(model, SRC, BOS, EOS, 12, generator=torch.Generator().manual_seed(seed), ban=banned)
+    assert drawn == sample(reference, SRC, BOS, EOS, 12, generator=torch.Generator().manual_seed(seed), use_cache=False)
+    for out in greedy + drawn:
+        assert not set(out) & set(banned)

@@ -607,9 +607,15 @@ def test_time_limit(tmp_path):
     assert history[-1]["step"] == 4
 
 
-def test_training_on_cpu_with_bf16_autocast_runs(tmp_path):
-    history = train(tiny_model(), DATA, VALID, config(tmp_path, max_steps=3, amp=True, log_every=1), PAD, BOS, EOS)
-    assert all(math.isfinite(r.get("train_loss", r.get("valid_loss"))) for r in history)
+@pytest.mark.parametrize("amp,dtype", [(True, torch.bfloat16), (False, torch.float32), ("auto", torch.float32)])
+def test_training_on_cpu_with_bf16_autocast_runs(tmp_path, amp, dtype):
+    "amp=True computes the training forward pass in bf16 on a CPU too; 'auto' and False keep fp32 there."
+    model, seen = tiny_model(), []
+    forward = model.forward
+    model.forward = lambda *a, **k: seen.append(forward(*a, **k)) or seen[-1]
+    history = train(model, DATA, [], config(tmp_path, max_steps=3, amp=amp, log_every=1), PAD, BOS, EOS)
+    assert all(math.isfinite(r["train_loss"]) for r in history if "train_loss" in r)
+    assert len(seen) >= 3 and {t.dtype for t in seen} == {dtype}
 
 
 def test_evaluate_matches_one_big_batch():

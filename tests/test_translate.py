@@ -5,6 +5,7 @@ the real ones. Training uses the `tiny` preset on the local Multi30k copy (never
 """
 import gzip
 import json
+import math
 import os
 import signal
 import socket
@@ -17,7 +18,8 @@ import pytest
 import torch
 
 from transformer.data import Vocab
-from transformer.translate import PRESETS, InputError, Translator, corpus_scores, preset, schedule_name
+from transformer.translate import (PRESETS, InputError, Translator, corpus_scores, precision_name, preset,
+                                   schedule_name)
 
 ROOT = Path(__file__).resolve().parents[1]
 FULL = Path(os.environ.get("MULTI30K_DIR") or ROOT.parent / "shared" / "data" / "multi30k")
@@ -169,6 +171,7 @@ def test_evaluate_prints_signature_and_writes_translations(run, tmp_path, DATA):
     assert len(hyp.read_text().splitlines()) == 30
     scores = json.loads(js.read_text())
     assert scores["sentences"] == 30 and scores["beam"] == 2 and 0 <= scores["bleu"] <= 100
+    assert scores["unk"] == "banned" and "<unk>" not in hyp.read_text()
 
 
 def test_evaluate_unknown_split(run, DATA):
@@ -181,6 +184,17 @@ def test_corpus_scores_bounds():
     assert corpus_scores(refs, refs)["bleu"] == pytest.approx(100.0)
     assert corpus_scores(["x", "y"], refs)["bleu"] < 1.0
     assert corpus_scores(refs, refs)["chrf"] == pytest.approx(100.0)
+    short = corpus_scores(["A man.", "Two dogs."], refs)        # 3 + 3 tokens (13a splits the full stop) vs 6 + 7
+    assert short["length_ratio"] == pytest.approx(6 / 13)
+    assert short["brevity_penalty"] == pytest.approx(math.exp(1 - 13 / 6))
+    assert corpus_scores(refs, refs)["brevity_penalty"] == 1.0
+
+
+def test_precision_names():
+    assert precision_name({"amp": True}) == "bf16" and precision_name({"amp": False}, "NVIDIA H100") == "fp32"
+    assert precision_name({"amp": "auto"}, "NVIDIA H100 80GB HBM3") == "bf16"
+    assert precision_name({"amp": "auto"}, "AMD EPYC 9B14 CPU, 2 cores") == "fp32"
+    assert precision_name(None) == precision_name({}) == "fp32"
 
 
 def test_translator_input_checks(run):
@@ -240,6 +254,7 @@ def test_checkpoints_name_their_schedule(run):
     expected = schedule_name({"warmup": cfg.warmup, "lr_factor": cfg.lr_factor, "decay_steps": cfg.decay_steps})
     assert Translator.load(run / "checkpoint.pt", "cpu").info["schedule"] == expected
     assert Translator.load(run / "averaged.pt", "cpu").info["schedule"] == expected
+    assert Translator.load(run / "checkpoint.pt", "cpu").info["precision"] == "fp32"     # amp "auto", on a CPU
 
 
 def test_command_line_overrides_reach_the_run(tmp_path, DATA):
@@ -265,3 +280,26 @@ def test_batched_translation_keeps_order_and_matches_one_by_one(run):
     for beam in (1, 3):
         together = t.translate(sentences, beam=beam)
         assert together == [t.translate([s], beam=beam)[0] for s in sentences]
+
+
+def test_unk_is_banned_unless_allowed(run, tmp_path, DATA):
+    "A model pushed to say <unk> everywhere: by default the decoders may not, unk=True / --allow-unk lets them."
+    t = Translator.load(run / "checkpoint.pt", "cpu")
+    decode = t.model.decode
+    def fond_of_unk(*args, **kwargs):
+        logits = decode(*args, **kwargs).clone()
+        logits[..., Vocab.unk_id] += 30.0
+        return logits
+    t.model.decode = fond_of_unk
+    sentences = ["Ein Mann mit einem roten Hut sitzt auf einer Bank im Park.", "Zwei Hunde spielen im Schnee."]
+    for beam in (1, 3):
+        assert all("<unk>" in out for out in t.translate(sentences, beam=beam, unk=True))
+        banned = t.translate(sentences, beam=beam)
+        assert not any("<unk>" in out for out in banned) and all(banned)
+    r = command("evaluate", "--checkpoint", run / "checkpoint.pt", "--data", DATA, "--split", "val", "--limit", 20,
+                "--beam", 1, "--allow-unk", "--json", tmp_path / "s.json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads((tmp_path / "s.json").read_text())["unk"] == "allowed"
+    assert (run / "checkpoint.val.beam1.unk.en").is_file()
+    r = command("translate", "--checkpoint", run / "checkpoint.pt", "--allow-unk", "--beam", 1, *sentences)
+    assert r.returncode == 0 and len(r.stdout.splitlines()) == 2

@@ -40,8 +40,8 @@ def _strip(ids, eos_id, pad_id):
         out.append(token)
     return out
 
-def _generate(model, src, bos_id, eos_id, max_len, use_cache, choose):
-    "Left-to-right decoding of a batch; `choose(logits) -> ids` picks each next token; finished rows are fed pad."
+def _generate(model, src, bos_id, eos_id, max_len, use_cache, choose, ban=()):
+    "Left-to-right decoding of a batch; `choose(logits) -> ids` picks each next token; finished rows are fed pad; ids in `ban` are never chosen."
     pad_id, was_training = model.cfg.pad_id, model.training
     model.eval()
     try:
@@ -51,6 +51,7 @@ def _generate(model, src, bos_id, eos_id, max_len, use_cache, choose):
         for _ in range(max_len):
             logits = decode_step(model, ys, memory, src_mask, cache).float()  # (batch, vocab)
             logits[:, pad_id] = -math.inf                        # pad is never predicted, only filled in
+            logits[:, list(ban)] = -math.inf                     # nor are banned tokens (e.g. <unk>)
             next_id = choose(logits).masked_fill(done, pad_id)  # (batch,)
             ys = torch.cat([ys, next_id[:, None]], dim=1)        # (batch, t+1)
             if eos_id is not None:
@@ -62,9 +63,9 @@ def _generate(model, src, bos_id, eos_id, max_len, use_cache, choose):
 
 # %% ../chapters/08_decoding.ipynb #0433f9e5
 @torch.no_grad()
-def greedy_decode(model, src, bos_id, eos_id, max_len, use_cache=True):
-    "The most likely token at every step. src ids (batch, len_s) -> a token-id list per sentence, without bos and eos."
-    return _generate(model, src, bos_id, eos_id, max_len, use_cache, lambda logits: logits.argmax(dim=-1))
+def greedy_decode(model, src, bos_id, eos_id, max_len, use_cache=True, ban=()):
+    "The most likely token at every step, ids in `ban` excluded. src ids (batch, len_s) -> a token-id list per sentence, without bos and eos."
+    return _generate(model, src, bos_id, eos_id, max_len, use_cache, lambda logits: logits.argmax(dim=-1), ban)
 
 # %% ../chapters/08_decoding.ipynb #83e3cf21
 class KVCache:
@@ -112,8 +113,8 @@ def length_penalty(length, alpha=0.6):
 
 # %% ../chapters/08_decoding.ipynb #044c1a90
 @torch.no_grad()
-def beam_search(model, src, bos_id, eos_id, max_len, beam_size=4, alpha=0.6, n_best=1, use_cache=True):
-    "Batched beam search. src ids (batch, len_s) -> (hyps, scores): hyps[b] holds sentence b's n_best token-id lists (best first, no bos/eos), scores[b] their log P / lp."
+def beam_search(model, src, bos_id, eos_id, max_len, beam_size=4, alpha=0.6, n_best=1, use_cache=True, ban=()):
+    "Batched beam search. src ids (batch, len_s) -> (hyps, scores): hyps[b] holds sentence b's n_best token-id lists (best first, no bos/eos), scores[b] their log P / lp. Ids in `ban` are never generated."
     if not 1 <= n_best <= beam_size:
         raise ValueError(f"n_best={n_best} must be between 1 and beam_size={beam_size}")
     B, K, pad_id, was_training, dev = src.size(0), beam_size, model.cfg.pad_id, model.training, src.device
@@ -130,6 +131,7 @@ def beam_search(model, src, bos_id, eos_id, max_len, beam_size=4, alpha=0.6, n_b
             step = F.log_softmax(decode_step(model, ys, memory, src_mask, cache).float(), dim=-1)  # (B*K, V)
             V = step.size(-1)
             step[:, pad_id] = -math.inf                          # pad is never predicted ...
+            step[:, list(ban)] = -math.inf                       # (nor are banned tokens)
             pad_only = torch.full((V,), -math.inf, device=dev)
             pad_only[pad_id] = 0.0                               # ... it is the one free continuation of a finished beam
             step = torch.where(finished[..., None], pad_only, step.view(B, K, V))   # (B, K, V)
@@ -178,9 +180,9 @@ def sampling_probs(logits, temperature=1.0, top_k=None, top_p=None):
 
 # %% ../chapters/08_decoding.ipynb #84802ed8
 @torch.no_grad()
-def sample(model, src, bos_id, eos_id, max_len, temperature=1.0, top_k=None, top_p=None, generator=None, use_cache=True):
-    "Draw each token from sampling_probs(logits, temperature, top_k, top_p). src ids (batch, len_s) -> a token-id list per sentence."
+def sample(model, src, bos_id, eos_id, max_len, temperature=1.0, top_k=None, top_p=None, generator=None, use_cache=True, ban=()):
+    "Draw each token from sampling_probs(logits, temperature, top_k, top_p), ids in `ban` excluded. src ids (batch, len_s) -> a token-id list per sentence."
     def choose(logits):                                          # (batch, vocab) -> (batch,)
         probs = sampling_probs(logits, temperature, top_k, top_p)
         return torch.multinomial(probs, 1, generator=generator).squeeze(-1)
-    return _generate(model, src, bos_id, eos_id, max_len, use_cache, choose)
+    return _generate(model, src, bos_id, eos_id, max_len, use_cache, choose, ban)
