@@ -112,6 +112,25 @@ def test_padded_memory_does_not_change_output(pair):
     assert not torch.allclose(dec(x, real, src_mask, tgt_mask)[1], dec(x, memory, src_mask, tgt_mask)[1])
 
 
+@pytest.mark.parametrize("stack", [False, True])
+def test_ffn_dropout_is_its_own_rate(pair, stack):
+    "ffn_dropout drops inside the FFN only; None follows dropout; the stack hands it to every layer."
+    x, memory, src_ids, tgt_ids = pair
+    src_mask, tgt_mask = masks(src_ids, tgt_ids)
+    make = (lambda **kw: Decoder(2, D_MODEL, H, D_FF, **kw)) if stack else (lambda **kw: DecoderLayer(D_MODEL, H, D_FF, **kw))
+    ffns = lambda m: [m.ffn] if not stack else [layer.ffn for layer in m.layers]
+    run = lambda m: m(x, memory, src_mask, tgt_mask)
+    torch.manual_seed(7)
+    only_ffn = make(dropout=0.0, ffn_dropout=0.5).train()
+    assert not torch.allclose(run(only_ffn), run(only_ffn))
+    no_ffn = make(dropout=0.5, ffn_dropout=0.0).train()
+    h = torch.randn(2, 5, D_MODEL)
+    for ffn in ffns(no_ffn):
+        assert_close(ffn(h), ffn.eval()(h)); ffn.train()
+    assert not torch.allclose(run(no_ffn), run(no_ffn))
+    assert all(ffn.dropout.p == 0.3 for ffn in ffns(make(dropout=0.3)))
+
+
 def test_parallel_pass_equals_prefix_by_prefix():
     torch.manual_seed(5)
     dec = Decoder(2, D_MODEL, H, D_FF, dropout=0.0)

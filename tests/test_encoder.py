@@ -156,6 +156,24 @@ def test_dropout_in_training_only(batch):
     assert_close(layer(x), plain(x))                             # evaluation: no dropout at all
 
 
+@pytest.mark.parametrize("stack", [False, True])
+def test_ffn_dropout_is_its_own_rate(batch, stack):
+    "ffn_dropout drops inside the FFN only; None follows dropout; the stack hands it to every layer."
+    x, ids = batch
+    make = (lambda **kw: Encoder(2, D_MODEL, H, D_FF, **kw)) if stack else (lambda **kw: EncoderLayer(D_MODEL, H, D_FF, **kw))
+    ffns = lambda m: [m.ffn] if not stack else [layer.ffn for layer in m.layers]
+    torch.manual_seed(7)
+    only_ffn = make(dropout=0.0, ffn_dropout=0.5).train()      # all randomness comes from inside the FFN
+    assert not torch.allclose(only_ffn(x), only_ffn(x))
+    no_ffn = make(dropout=0.5, ffn_dropout=0.0).train()        # the FFNs are deterministic, the sublayers are not
+    h = torch.randn(3, 6, D_MODEL)
+    for ffn in ffns(no_ffn):
+        assert_close(ffn(h), ffn.eval()(h)); ffn.train()
+    assert not torch.allclose(no_ffn(x), no_ffn(x))
+    follows = make(dropout=0.3)
+    assert all(ffn.dropout.p == 0.3 for ffn in ffns(follows))
+
+
 def test_encoder_layers_are_independent():
     enc = Encoder(2, D_MODEL, H, D_FF)
     assert enc.layers[0].ffn.w_1.weight.data_ptr() != enc.layers[1].ffn.w_1.weight.data_ptr()

@@ -56,6 +56,20 @@ def test_presets_match_the_paper():
     assert TransformerConfig.big(100, 100, dropout=0.1, n_layers=2).dropout == 0.1
 
 
+def test_ffn_dropout_reaches_every_feed_forward_network():
+    "ffn_dropout=0.0 (the paper): no dropout inside any FFN, residual dropout unchanged; None: follows dropout."
+    torch.manual_seed(0)
+    src, tgt = torch.randint(1, 20, (2, 6)), torch.randint(1, 20, (2, 5))
+    paper = Transformer(TransformerConfig(20, 20, d_model=16, n_layers=2, h=2, d_ff=32, dropout=0.2, ffn_dropout=0.0))
+    ffns = [layer.ffn for stack in (paper.encoder, paper.decoder) for layer in stack.layers]
+    assert len(ffns) == 4 and all(f.dropout.p == 0.0 for f in ffns)
+    assert all(s.dropout.p == 0.2 for stack in (paper.encoder, paper.decoder) for l in stack.layers for s in l.sublayers)
+    only_ffn = Transformer(TransformerConfig(20, 20, d_model=16, n_layers=2, h=2, d_ff=32, dropout=0.0, ffn_dropout=0.5)).train()
+    assert not torch.allclose(only_ffn(src, tgt), only_ffn(src, tgt))
+    none = Transformer(TransformerConfig(20, 20, d_model=16, n_layers=2, h=2, d_ff=32, dropout=0.0)).train()
+    torch.testing.assert_close(none(src, tgt), none(src, tgt))      # None follows dropout=0.0: deterministic
+
+
 def test_share_embeddings_needs_one_vocabulary():
     with pytest.raises(ValueError):
         Transformer(small_cfg(share_embeddings=True))      # 17 != 19

@@ -9,13 +9,14 @@ fall on one variant only; the median round is reported. The variants:
 
   precision   fp32, or bf16 (torch.autocast: matrix products in bfloat16, the loss in fp32)
   attention   fused (torch's scaled_dot_product_attention) or plain (chapter 1's code)
-  dropout     the preset's, or 0
+  dropout     the preset's everywhere, the preset's but none inside the feed-forward networks
+              (ffn_dropout 0, as in the paper), or 0
 
 Nothing is asserted: this prints target tokens per second for each variant and its ratio to
 the first one, and with --json writes them to a file.
 
 examples:
-  python tools/bench_training.py                        # the cpu preset, all eight variants
+  python tools/bench_training.py                        # the cpu preset, all twelve variants
   python tools/bench_training.py --rounds 5 --json results/bench/training-cpu.json
   python tools/bench_training.py --preset base --device cuda
 """
@@ -67,10 +68,12 @@ def parse_args(argv):
 
 
 def variants(preset_dropout):
-    "(name, bf16, fused attention, dropout) for every combination, the fp32 fused preset-dropout one first."
-    for bf16, fused, dropout in itertools.product((False, True), (True, False), (preset_dropout, 0.0)):
-        name = f"{'bf16' if bf16 else 'fp32'}, {'fused' if fused else 'plain'} attention, dropout {dropout}"
-        yield name, bf16, fused, dropout
+    "(name, bf16, fused attention, dropout, ffn_dropout) for every combination, the fp32 fused preset-dropout one first."
+    dropouts = [(preset_dropout, None, f"dropout {preset_dropout}"),
+                (preset_dropout, 0.0, f"dropout {preset_dropout}, none in FFN"), (0.0, None, "dropout 0")]
+    for bf16, fused, (dropout, ffn_dropout, said) in itertools.product((False, True), (True, False), dropouts):
+        name = f"{'bf16' if bf16 else 'fp32'}, {'fused' if fused else 'plain'} attention, {said}"
+        yield name, bf16, fused, dropout, ffn_dropout
 
 
 def main(argv=None):
@@ -91,9 +94,10 @@ def main(argv=None):
     criterion = LabelSmoothingLoss(0.1)
 
     runs = {}
-    for name, bf16, fused, dropout in variants(model_kw.get("dropout", 0.1)):
+    for name, bf16, fused, dropout, ffn_dropout in variants(model_kw.get("dropout", 0.1)):
         torch.manual_seed(0)
-        cfg = TransformerConfig(args.vocab, args.vocab, **{**model_kw, "fast_attention": fused, "dropout": dropout})
+        cfg = TransformerConfig(args.vocab, args.vocab, **{**model_kw, "fast_attention": fused, "dropout": dropout,
+                                                            "ffn_dropout": ffn_dropout})
         model = Transformer(cfg).to(device).train()
         optimizer = torch.optim.Adam(model.parameters(), lr=1e-4, betas=(0.9, 0.98), eps=1e-9)
         runs[name] = (model, optimizer, bf16)

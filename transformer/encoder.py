@@ -34,10 +34,10 @@ class SublayerConnection(nn.Module):
 # %% ../chapters/04_encoder.ipynb #903855c7
 class EncoderLayer(nn.Module):
     "Self-attention then feed-forward, each wrapped in a SublayerConnection: (batch, len, d_model) -> same shape."
-    def __init__(self, d_model, h, d_ff, dropout=0.1, attn_dropout=0.0, pre_norm=False, fast=False):
+    def __init__(self, d_model, h, d_ff, dropout=0.1, attn_dropout=0.0, pre_norm=False, fast=False, ffn_dropout=None):
         super().__init__()
         self.self_attn = MultiHeadAttention(d_model, h, attn_dropout, fast=fast)
-        self.ffn = FeedForward(d_model, d_ff, dropout)
+        self.ffn = FeedForward(d_model, d_ff, dropout if ffn_dropout is None else ffn_dropout)
         self.sublayers = nn.ModuleList(SublayerConnection(d_model, dropout, pre_norm) for _ in range(2))
     def forward(self, x, mask=None):                         # x (batch, len, d_model), mask (batch, 1, 1, len)
         x = self.sublayers[0](x, lambda y: self.self_attn(y, y, y, mask))   # (batch, len, d_model)
@@ -46,9 +46,10 @@ class EncoderLayer(nn.Module):
 # %% ../chapters/04_encoder.ipynb #16a29a76
 class Encoder(nn.Module):
     "A stack of N encoder layers (with a final LayerNorm when pre_norm): (batch, len, d_model) -> same shape."
-    def __init__(self, N, d_model, h, d_ff, dropout=0.1, attn_dropout=0.0, pre_norm=False, fast=False):
+    def __init__(self, N, d_model, h, d_ff, dropout=0.1, attn_dropout=0.0, pre_norm=False, fast=False, ffn_dropout=None):
         super().__init__()
-        self.layers = nn.ModuleList(EncoderLayer(d_model, h, d_ff, dropout, attn_dropout, pre_norm, fast) for _ in range(N))
+        self.layers = nn.ModuleList(EncoderLayer(d_model, h, d_ff, dropout, attn_dropout, pre_norm, fast, ffn_dropout)
+                                    for _ in range(N))
         self.norm = nn.LayerNorm(d_model) if pre_norm else nn.Identity()
     def forward(self, x, mask=None):                         # x (batch, len, d_model), mask (batch, 1, 1, len)
         for layer in self.layers:

@@ -26,6 +26,7 @@ class TransformerConfig:
     d_ff: int = 2048           # inner size of the position-wise feed-forward network
     dropout: float = 0.1       # on embeddings and on every sublayer output
     attn_dropout: float = 0.0  # on attention weights
+    ffn_dropout: float | None = None   # inside the feed-forward networks; None: the same as dropout
     max_len: int = 256         # longest sequence the positional encoding covers
     pad_id: int = 0
     pre_norm: bool = False
@@ -49,7 +50,8 @@ class Transformer(nn.Module):
         if cfg.share_embeddings and cfg.src_vocab != cfg.tgt_vocab:
             raise ValueError("share_embeddings needs src_vocab == tgt_vocab")
         self.cfg = cfg
-        layer_args = (cfg.n_layers, cfg.d_model, cfg.h, cfg.d_ff, cfg.dropout, cfg.attn_dropout, cfg.pre_norm, cfg.fast_attention)
+        layer_args = (cfg.n_layers, cfg.d_model, cfg.h, cfg.d_ff, cfg.dropout, cfg.attn_dropout, cfg.pre_norm,
+                      cfg.fast_attention, cfg.ffn_dropout)
         self.src_embed = Embeddings(cfg.src_vocab, cfg.d_model)
         self.tgt_embed = self.src_embed if cfg.share_embeddings else Embeddings(cfg.tgt_vocab, cfg.d_model)
         self.pos = PositionalEncoding(cfg.d_model, cfg.dropout, cfg.max_len)
