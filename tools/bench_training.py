@@ -128,13 +128,13 @@ def main(argv=None):
     base = statistics.median(rates[next(iter(rates))])
     hardware = _hardware(args.device) + ("" if device.type == "cuda" else f", {torch.get_num_threads()} threads")
     print(f"preset {args.preset}: {model_kw}; batches of {n} sentences x {args.tgt_len} target tokens; {hardware}")
-    print(f"{'variant':<44} {'target tokens/s':>16} {'ratio':>7}")
+    print(f"{'variant':<50} {'target tokens/s':>16} {'ratio':>7}")
     results = []
     for name, r in rates.items():
         tok_s = statistics.median(r)
         results.append({"variant": name, "tokens_per_s": round(tok_s), "ratio": round(tok_s / base, 3),
                         "rounds": [round(x) for x in r]})
-        print(f"{name:<44} {tok_s:>16,.0f} {tok_s / base:>7.2f}")
+        print(f"{name:<50} {tok_s:>16,.0f} {tok_s / base:>7.2f}")
     if args.json:
         Path(args.json).write_text(json.dumps({"preset": args.preset, "device": args.device, "hardware": hardware,
                                                "batch_sentences": n, "src_len": args.src_len, "tgt_len": args.tgt_len,
