@@ -286,18 +286,16 @@ def test_unk_is_banned_unless_allowed(run, tmp_path, DATA):
     "A model pushed to say <unk> everywhere: by default the decoders may not, unk=True / --allow-unk lets them."
     t = Translator.load(run / "checkpoint.pt", "cpu")
     decode = t.model.decode
-    def fond_of_unk(*args, **kwargs):
-        logits = decode(*args, **kwargs).clone()
-        logits[..., Vocab.unk_id] += 30.0
-        return logits
-    def never_unk(*args, **kwargs):
-        logits = decode(*args, **kwargs).clone()
-        logits[..., Vocab.unk_id] = float("-inf")
-        return logits
+    def unk_logit_plus(shift):                   # the model with `shift` added to the <unk> logit
+        def shifted(*args, **kwargs):
+            logits = decode(*args, **kwargs).clone()
+            logits[..., Vocab.unk_id] += shift
+            return logits
+        return shifted
     sentences = ["Ein Mann mit einem roten Hut sitzt auf einer Bank im Park.", "Zwei Hunde spielen im Schnee."]
-    t.model.decode = never_unk                   # the reference for greedy: a model that cannot score <unk>
+    t.model.decode = unk_logit_plus(-math.inf)   # the reference for greedy: a model that cannot score <unk>
     reference = t.translate(sentences, beam=1, unk=True)
-    t.model.decode = fond_of_unk
+    t.model.decode = unk_logit_plus(30.0)        # a model that prefers <unk> everywhere
     for beam in (1, 3):
         assert all("<unk>" in out for out in t.translate(sentences, beam=beam, unk=True))
         banned = t.translate(sentences, beam=beam)

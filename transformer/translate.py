@@ -23,8 +23,8 @@ PRESETS = {
              "train": dict(max_tokens=2000, warmup=100, lr_factor=2.0, max_steps=40, eval_every=40, ckpt_every=20),
              "average": dict(every=10, last=3)},
     # batches of 3,500 tokens for the 30 minutes of a 2-core CPU (1,850 updates planned; the book's 2-core
-    # machine made 1,822 to 1,850 of them): bfloat16 autocast, the plain attention (PyTorch's fused kernel is
-    # slow backwards in bfloat16 on a CPU), and no dropout inside the feed-forward networks
+    # machine made 1,822 to 1,850 of them): bfloat16 autocast, the plain attention (PyTorch's fused kernel makes
+    # bfloat16 updates slower on a CPU), and no dropout inside the feed-forward networks
     "cpu": {"model": dict(d_model=256, n_layers=3, h=4, d_ff=1024, dropout=0.1, ffn_dropout=0.0, fast_attention=False),
             "train": dict(max_tokens=3500, warmup=200, lr_factor=0.5, max_steps=1850, decay_steps=1850,
                           amp=True, max_minutes=30, max_epochs=1000, eval_every=400, ckpt_every=100),
