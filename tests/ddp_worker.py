@@ -28,7 +28,7 @@ def tiny_model(seed=0, dropout=0.1):
 
 
 def run_config(out_dir, **kw):
-    args = dict(max_tokens=48, max_epochs=50, warmup=5, eval_every=None, ckpt_every=None, log_every=1,
+    args = dict(max_tokens=48, max_epochs=50, warmup=5, eval_every=None, ckpt_every=None, log_every=1, precision="fp32",
                 out_dir=str(out_dir), progress=False, device="cpu")
     return TrainConfig(**{**args, **kw})
 

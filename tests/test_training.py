@@ -18,6 +18,7 @@ from torch.testing import assert_close
 import transformer.training as training
 from torch.optim.optimizer import register_optimizer_step_pre_hook
 from transformer.model import Transformer, TransformerConfig
+from transformer.training import _update_seconds, choose_precision, matmul_gflops, plan_updates
 from transformer.training import (CheckpointError, LabelSmoothingLoss, TokenBatchSampler, TrainConfig, evaluate,
                                   linear_decay_lr, load_checkpoint, make_batch, make_optimizer, noam_lr, reverse_task, save_checkpoint,
                                   smoothed_targets, train)
@@ -48,7 +49,7 @@ VALID = reverse_task(20, vocab_size=VOCAB, min_len=1, max_len=6, seed=1)
 
 
 def config(out_dir, **kw):
-    args = dict(max_tokens=48, max_epochs=50, warmup=5, eval_every=None, ckpt_every=None, log_every=2,
+    args = dict(max_tokens=48, max_epochs=50, warmup=5, eval_every=None, ckpt_every=None, log_every=2, precision="fp32",
                 out_dir=str(out_dir), progress=False, device="cpu")
     return TrainConfig(**{**args, **kw})
 
@@ -607,15 +608,163 @@ def test_time_limit(tmp_path):
     assert history[-1]["step"] == 4
 
 
-@pytest.mark.parametrize("amp,dtype", [(True, torch.bfloat16), (False, torch.float32), ("auto", torch.float32)])
-def test_training_on_cpu_with_bf16_autocast_runs(tmp_path, amp, dtype):
-    "amp=True computes the training forward pass in bf16 on a CPU too; 'auto' and False keep fp32 there."
+@pytest.mark.parametrize("precision,dtype", [("bf16", torch.bfloat16), ("fp32", torch.float32)])
+def test_training_on_cpu_in_the_precision_asked_for(tmp_path, precision, dtype):
+    "precision='bf16' computes the training forward pass in bf16 on a CPU too; 'fp32' keeps fp32."
     model, seen = tiny_model(), []
     forward = model.forward
     model.forward = lambda *a, **k: seen.append(forward(*a, **k)) or seen[-1]
-    history = train(model, DATA, [], config(tmp_path, max_steps=3, amp=amp, log_every=1), PAD, BOS, EOS)
+    history = train(model, DATA, [], config(tmp_path, max_steps=3, precision=precision, log_every=1), PAD, BOS, EOS)
     assert all(math.isfinite(r["train_loss"]) for r in history if "train_loss" in r)
     assert len(seen) >= 3 and {t.dtype for t in seen} == {dtype}
+    assert history[0] == {"step": 0, "precision": precision, "reason": "asked for"}
+
+
+# ------------------------------------------------------------------------------------------ precision by measurement
+FAST_BF16 = lambda dtype: 2594.0 if dtype == torch.bfloat16 else 278.0     # GFLOP/s with AMX (issue 12's Xeon)
+SLOW_BF16 = lambda dtype: 1.2 if dtype == torch.bfloat16 else 178.0        # the same Xeon restricted to AVX2
+
+
+def never(*args):
+    raise AssertionError("must not be measured")
+
+
+def test_choose_precision_with_faked_measurements():
+    assert choose_precision("auto", "cpu", never, SLOW_BF16)[0] == "fp32"           # no update timed at all
+    assert choose_precision("auto", "cpu", lambda bf16: 0.5 if bf16 else 1.0, FAST_BF16)[0] == "bf16"
+    assert choose_precision("auto", "cpu", lambda bf16: 1.5 if bf16 else 1.0, FAST_BF16)[0] == "fp32"
+    assert choose_precision("auto", "cpu", lambda bf16: 0.95 if bf16 else 1.0, FAST_BF16)[0] == "fp32"  # < 10%
+    assert choose_precision("fp32", "cpu", never, never) == ("fp32", "asked for")
+    assert choose_precision("bf16", "cpu", never, never) == ("bf16", "asked for")
+    choice, reason = choose_precision("auto", "cpu", lambda bf16: 0.25 if bf16 else 0.5, FAST_BF16)
+    assert "0.250 s in bf16" in reason and "0.500 s in fp32" in reason
+    with pytest.raises(ValueError, match="auto, fp32 or bf16"):
+        choose_precision("fp16", "cpu", never, never)
+
+
+@pytest.mark.parametrize("supported,expected", [(True, "bf16"), (False, "fp32")])
+def test_choose_precision_on_cuda_asks_the_gpu(monkeypatch, supported, expected):
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda *a, **k: supported)
+    assert choose_precision("auto", "cuda", never, never)[0] == expected
+
+
+def test_matmul_gflops_measures_something():
+    assert 0 < matmul_gflops(torch.float32, n=64) < 1e6
+
+
+def test_update_timing_leaves_no_trace():
+    "The probe runs forward and backward with dropout on, but the run must not notice it happened."
+    model, b = tiny_model(dropout=0.3).train(), make_batch(DATA[:8], PAD, BOS, EOS)
+    before, rng = params(model), torch.get_rng_state()
+    assert _update_seconds(model, b, LabelSmoothingLoss(0.1, PAD), False, torch.device("cpu")) > 0
+    assert all(p.grad is None for p in model.parameters()) and torch.equal(rng, torch.get_rng_state())
+    assert_same_params(before, params(model))
+
+
+def fake_measurements(monkeypatch, bf16_seconds):
+    "Replace both probes in the loop: bf16 matrix products are fast, and an update takes bf16_seconds in bf16."
+    monkeypatch.setattr(training, "matmul_gflops", FAST_BF16)
+    monkeypatch.setattr(training, "_update_seconds", lambda model, b, crit, bf16, device: bf16_seconds if bf16 else 1.0)
+
+
+@pytest.mark.parametrize("bf16_seconds,expected", [(0.5, "bf16"), (2.0, "fp32")])
+def test_auto_precision_is_recorded_and_used(tmp_path, monkeypatch, bf16_seconds, expected):
+    fake_measurements(monkeypatch, bf16_seconds)
+    model, seen = tiny_model(), []
+    model.register_forward_hook(lambda m, args, out: seen.append(out.dtype))
+    history = train(model, DATA, VALID, config(tmp_path, max_steps=4, precision="auto"), PAD, BOS, EOS)
+    assert history[0]["precision"] == expected and "in bf16" in history[0]["reason"]
+    assert json.loads((tmp_path / "metrics.jsonl").read_text().splitlines()[0]) == history[0]
+    assert load_checkpoint(tmp_path / "checkpoint.pt")["precision"] == {k: history[0][k] for k in ("precision", "reason")}
+    assert set(seen[:4]) == {torch.bfloat16 if expected == "bf16" else torch.float32}   # the training updates
+
+
+def test_resume_keeps_the_precision_unless_asked_otherwise(tmp_path, monkeypatch):
+    fake_measurements(monkeypatch, 0.5)                               # the first session measures bf16 faster
+    train(tiny_model(), DATA, [], config(tmp_path, max_steps=2, precision="auto"), PAD, BOS, EOS)
+    fake_measurements(monkeypatch, 2.0)                               # the machine would now say fp32
+    history = train(tiny_model(), DATA, [], config(tmp_path, max_steps=4, precision="auto"), PAD, BOS, EOS,
+                    resume=True)
+    assert load_checkpoint(tmp_path / "checkpoint.pt")["precision"]["precision"] == "bf16"
+    assert [r["precision"] for r in history if "precision" in r] == ["bf16"]     # decided once
+    train(tiny_model(), DATA, [], config(tmp_path, max_steps=6, precision="fp32"), PAD, BOS, EOS, resume=True)
+    assert load_checkpoint(tmp_path / "checkpoint.pt")["precision"] == {"precision": "fp32", "reason": "asked for"}
+
+
+# ------------------------------------------------------------------------------------------ a plan that fits the time
+def test_plan_updates_from_a_fake_throughput():
+    # 600 s budget, 3% reserve: 582 s usable; 40 updates took 42 s; 540 s left at 0.5 s each = 1080 more
+    assert plan_updates(600, 42, 40, 0.5) == 40 + 1080
+    assert plan_updates(600, 42, 40, 2.0) == 40 + 270                # a machine four times slower plans a quarter
+    assert plan_updates(600, 42, 40, 0.5, most=500) == 500           # a cap from max_steps
+    assert plan_updates(600, 700, 40, 0.5) == 40                     # over budget already: no more updates
+    assert plan_updates(600, 0, 0, 1.0, reserve=0.0) == 600
+
+
+class FakeClock:
+    "Stands in for the time module inside training: every reading is `tick` seconds after the previous one."
+    def __init__(self, tick):
+        self.now, self.tick = 1000.0, tick
+
+    def time(self):
+        self.now += self.tick
+        return self.now
+
+    perf_counter = time
+
+
+class Interrupt(Exception):
+    pass
+
+
+def planned_run(out_dir, monkeypatch, resume=False, stop_at=None, tick=0.25):
+    monkeypatch.setattr(training, "time", FakeClock(tick))
+    if resume: scramble_rng()
+    model = tiny_model(seed=123 if resume else 0)
+    cfg = config(out_dir, max_minutes=0.5, fit_to_time=True, plan_after=8, warmup=10, ckpt_every=5, log_every=1,
+                 eval_every=None)
+    def interrupt(record):                                          # Ctrl-C in the middle of the run
+        if stop_at and record.get("step") == stop_at and "train_loss" in record: raise Interrupt
+    try:
+        history = train(model, DATA, VALID, cfg, PAD, BOS, EOS, resume=resume, callback=interrupt)
+    except Interrupt:
+        return None, None
+    return model, history
+
+
+def test_planned_run_ends_at_its_plan_with_the_rate_at_zero(tmp_path, monkeypatch):
+    model, history = planned_run(tmp_path, monkeypatch)
+    plan = [r["plan"] for r in history if "plan" in r]
+    assert len(plan) == 1 and plan[0]["fixed_at"] == 8                # fixed once, before warmup (10) ends
+    steps = plan[0]["steps"]
+    assert steps == plan_updates(30, plan[0]["spent_s"], 8, plan[0]["seconds_per_update"]) and 10 < steps < 500
+    lrs = [r["lr"] for r in history if "train_loss" in r]
+    assert history[-1]["step"] == steps and len(lrs) == steps
+    assert lrs == pytest.approx([linear_decay_lr(s, 16, 10, steps, 1.0) for s in range(1, steps + 1)])
+    assert lrs[-1] == pytest.approx(max(lrs) / (steps + 1 - 10))     # one step above zero: decayed, not cut off
+    assert load_checkpoint(tmp_path / "checkpoint.pt")["plan"] == plan[0]
+    _, slower = planned_run(tmp_path / "slow", monkeypatch, tick=0.5)  # every update takes twice the time
+    slow = next(r["plan"] for r in slower if "plan" in r)
+    assert slow["spent_s"] == pytest.approx(2 * plan[0]["spent_s"])
+    assert slow["seconds_per_update"] == pytest.approx(2 * plan[0]["seconds_per_update"])
+    assert slow["steps"] == plan_updates(30, 2 * plan[0]["spent_s"], 8, 2 * plan[0]["seconds_per_update"]) < steps
+    assert slower[-1]["step"] == slow["steps"]
+
+
+def test_planned_run_resumes_exactly_plan_included(tmp_path, monkeypatch):
+    whole, whole_history = planned_run(tmp_path / "whole", monkeypatch)
+    assert planned_run(tmp_path / "parts", monkeypatch, stop_at=17) == (None, None)   # killed after update 17
+    assert load_checkpoint(tmp_path / "parts" / "checkpoint.pt")["step"] == 15        # the last checkpoint
+    resumed, resumed_history = planned_run(tmp_path / "parts", monkeypatch, resume=True)
+    assert_same_params(params(whole), params(resumed))
+    assert train_records(whole_history) == train_records(resumed_history)
+    plans = [r["plan"] for r in resumed_history if "plan" in r]
+    assert plans == [r["plan"] for r in whole_history if "plan" in r] and len(plans) == 1
+
+
+def test_fit_to_time_needs_a_time_limit(tmp_path):
+    with pytest.raises(ValueError, match="max_minutes"):
+        train(tiny_model(), DATA, [], config(tmp_path, fit_to_time=True), PAD, BOS, EOS)
 
 
 def test_evaluate_matches_one_big_batch():

@@ -15,11 +15,12 @@ import time
 from pathlib import Path
 
 import pytest
+import spacy
 import torch
 
 from transformer.data import Vocab
 from transformer.translate import (PRESETS, InputError, Translator, corpus_scores, precision_name, preset,
-                                   schedule_name)
+                                   schedule_name, tokenized_bleu)
 
 ROOT = Path(__file__).resolve().parents[1]
 FULL = Path(os.environ.get("MULTI30K_DIR") or ROOT.parent / "shared" / "data" / "multi30k")
@@ -179,6 +180,36 @@ def test_evaluate_unknown_split(run, DATA):
                                                      "--data", DATA, "--split", "test_2030"))
 
 
+def reference_bleu(hyps, refs):
+    "Corpus BLEU-4 written out (Papineni et al. 2002): clipped n-gram counts, geometric mean, brevity penalty."
+    import collections
+    matches, totals, hyp_len, ref_len = [0] * 4, [0] * 4, 0, 0
+    for h, r in zip(hyps, refs):
+        hyp_len, ref_len = hyp_len + len(h), ref_len + len(r)
+        for n in range(1, 5):
+            hn = collections.Counter(tuple(h[i:i + n]) for i in range(len(h) - n + 1))
+            rn = collections.Counter(tuple(r[i:i + n]) for i in range(len(r) - n + 1))
+            matches[n - 1] += sum(min(c, rn[g]) for g, c in hn.items())
+            totals[n - 1] += max(0, len(h) - n + 1)
+    if min(matches) == 0: return 0.0
+    log_p = sum(math.log(m / t) for m, t in zip(matches, totals)) / 4
+    bp = 1.0 if hyp_len > ref_len else math.exp(1 - ref_len / hyp_len)
+    return 100 * bp * math.exp(log_p)
+
+
+def test_tokenized_bleu_is_lowercased_bleu_of_spacy_tokens():
+    hyps = ["A man in a Blue shirt is standing on a ladder.", "Two dogs play in the snow!",
+            "A woman's bike, leaning against a wall.", "Children are playing soccer outside."]
+    refs = ["A man in a blue shirt stands on a ladder.", "Two dogs are playing in the snow.",
+            "A woman's bicycle leans against a wall.", "Kids play soccer outside in the sun."]
+    nlp = spacy.blank("en")
+    split = lambda s: [t.text.lower() for t in nlp(s)]              # "woman's" -> woman 's ; "Blue" -> blue
+    expected = reference_bleu([split(h) for h in hyps], [split(r) for r in refs])
+    assert tokenized_bleu(hyps, refs) == pytest.approx(expected, rel=1e-9) and 20 < expected < 80
+    assert tokenized_bleu(hyps, refs) != pytest.approx(corpus_scores(hyps, refs)["bleu"])   # another number
+    assert tokenized_bleu(["A MAN ."], ["a man."]) == pytest.approx(0.0)   # no 4-gram in 3 tokens, no smoothing
+
+
 def test_corpus_scores_bounds():
     refs = ["A man rides a bike.", "Two dogs play in the snow."]
     assert corpus_scores(refs, refs)["bleu"] == pytest.approx(100.0)
@@ -254,7 +285,34 @@ def test_checkpoints_name_their_schedule(run):
     expected = schedule_name({"warmup": cfg.warmup, "lr_factor": cfg.lr_factor, "decay_steps": cfg.decay_steps})
     assert Translator.load(run / "checkpoint.pt", "cpu").info["schedule"] == expected
     assert Translator.load(run / "averaged.pt", "cpu").info["schedule"] == expected
-    assert Translator.load(run / "checkpoint.pt", "cpu").info["precision"] == "fp32"     # amp "auto", on a CPU
+    info = Translator.load(run / "checkpoint.pt", "cpu").info
+    assert info["precision"] == "fp32" and info["precision_reason"] == "asked for"      # the tiny preset says fp32
+
+
+def test_precision_option_reaches_the_run(tmp_path, DATA):
+    out = tmp_path / "run"
+    r = command("train", "--config", "tiny", "--data", DATA, "--out", out, "--max-steps", 2, "--precision", "bf16",
+                "--no-progress")
+    assert r.returncode == 0, r.stderr
+    assert "precision: bf16 (asked for)" in r.stderr
+    info = Translator.load(out / "checkpoint.pt", "cpu").info
+    assert (info["precision"], info["precision_reason"]) == ("bf16", "asked for")
+    assert "precision" in json.loads((out / "metrics.jsonl").read_text().splitlines()[0])
+    assert command("train", "--config", "tiny", "--precision", "fp16").returncode == 2     # argparse's usage error
+
+
+def test_a_timed_cpu_run_plans_its_length_and_says_so(tmp_path, DATA):
+    "The cpu preset with a short budget: it measures, prints and records a plan, and ends on it or on the clock."
+    out = tmp_path / "run"
+    r = command("train", "--config", "cpu", "--data", DATA, "--out", out, "--max-minutes", 0.25, "--warmup", 10,
+                "--max-tokens", 400, "--precision", "fp32", "--no-progress")
+    assert r.returncode == 0, r.stderr
+    plan = next(json.loads(l)["plan"] for l in (out / "metrics.jsonl").read_text().splitlines() if '"plan"' in l)
+    assert f"plan: {plan['steps']} updates in 0.25 minutes" in r.stderr and plan["fixed_at"] == 10
+    info = Translator.load(out / "checkpoint.pt", "cpu").info
+    assert info["planned_steps"] == plan["steps"] and info["step"] <= plan["steps"]
+    assert info["schedule"] == f"linear to 0 at {plan['steps']}, warmup 10, factor 0.5"
+    assert info["train_minutes"] <= 0.35
 
 
 def test_command_line_overrides_reach_the_run(tmp_path, DATA):

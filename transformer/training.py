@@ -4,8 +4,8 @@
 
 # %% auto #0
 __all__ = ['reverse_task', 'Batch', 'make_batch', 'TokenBatchSampler', 'smoothed_targets', 'LabelSmoothingLoss', 'noam_lr',
-           'linear_decay_lr', 'make_optimizer', 'CheckpointError', 'save_checkpoint', 'load_checkpoint', 'TrainConfig',
-           'evaluate', 'train']
+           'linear_decay_lr', 'lr_schedule', 'make_optimizer', 'CheckpointError', 'save_checkpoint', 'load_checkpoint',
+           'TrainConfig', 'cpu_capability', 'matmul_gflops', 'choose_precision', 'plan_updates', 'evaluate', 'train']
 
 # %% ../chapters/07_training.ipynb #6e9eb937
 import contextlib, itertools, json, math, os, random, time
@@ -152,14 +152,18 @@ def linear_decay_lr(step, d_model, warmup, total, factor=1.0):
     if step <= warmup: return noam_lr(step, d_model, warmup, factor)
     return noam_lr(warmup, d_model, warmup, factor) * max(0.0, (total + 1 - step) / (total + 1 - warmup))
 
+def lr_schedule(d_model, warmup, factor=1.0, decay_steps=None):
+    "The learning rate as a function of the update (from 1): `noam_lr`, or with `decay_steps` `linear_decay_lr`."
+    if decay_steps is not None and decay_steps <= warmup:
+        raise ValueError(f"decay_steps ({decay_steps}) must be larger than warmup ({warmup})")
+    if decay_steps is None: return lambda step: noam_lr(step, d_model, warmup, factor)
+    return lambda step: linear_decay_lr(step, d_model, warmup, decay_steps, factor)
+
 def make_optimizer(model, d_model, warmup, factor=1.0, decay_steps=None):
     """Adam(0.9, 0.98, eps 1e-9) and a scheduler that sets update k's learning rate to `noam_lr(k)`, or with
     `decay_steps` to `linear_decay_lr(k, ..., decay_steps)`; step both once per update."""
     optimizer = torch.optim.Adam(model.parameters(), lr=1.0, betas=(0.9, 0.98), eps=1e-9)
-    if decay_steps is not None and decay_steps <= warmup:
-        raise ValueError(f"decay_steps ({decay_steps}) must be larger than warmup ({warmup})")
-    lr = (lambda s: noam_lr(s, d_model, warmup, factor)) if decay_steps is None else \
-         (lambda s: linear_decay_lr(s, d_model, warmup, decay_steps, factor))
+    lr = lr_schedule(d_model, warmup, factor, decay_steps)
     # LambdaLR sets lr = 1.0 * f(k) after k scheduler steps, i.e. for update k + 1
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda k: lr(k + 1))
     return optimizer, scheduler
@@ -206,6 +210,7 @@ class TrainConfig:
     warmup: int = 4000
     lr_factor: float = 1.0
     decay_steps: int | None = None  # None: Noam's inverse square root; else linear decay to 0 at this update
+                                    # (with fit_to_time the decay always ends at the planned last update)
     label_smoothing: float = 0.1
     clip_norm: float | None = 1.0   # clip the gradient's global norm (None: no clipping, as in the paper)
     accum_steps: int = 1            # batches per update (gradient accumulation)
@@ -215,9 +220,60 @@ class TrainConfig:
     seed: int = 0
     out_dir: str = "runs/default"   # checkpoint.pt and metrics.jsonl go here
     device: str = "auto"            # "auto": cuda if available, else cpu
-    amp: str | bool = "auto"        # "auto": bf16 autocast on CUDA, off (fp32) on CPU
+    precision: str = "auto"         # "fp32", "bf16" (autocast), or "auto": chosen by `choose_precision`
+    fit_to_time: bool = False       # with max_minutes: time the first updates, then plan the run's length
+    plan_after: int = 40            # ... after this many updates (at the latest when warmup ends)
+    compile: bool = False           # torch.compile the model for training (the same numbers, maybe faster)
     progress: bool = True           # a tqdm progress bar ...
     progress_every_s: float = 0.1   # ... redrawn at most this often (seconds)
+
+# %% ../chapters/07_training.ipynb #a7c1e002
+def cpu_capability():
+    "The CPU as PyTorch sees it: its kernel level, the bfloat16 instructions it lists, and any restriction set."
+    level = torch.backends.cpu.get_cpu_capability()          # e.g. "AVX2", "AVX512", "DEFAULT"
+    try:
+        flags = {w for line in open("/proc/cpuinfo") if line.startswith(("flags", "Features")) for w in line.split()}
+    except OSError:                                          # not Linux: no flags to read
+        flags = set()
+    bf16 = sorted(flags & {"avx512_bf16", "amx_bf16", "bf16"})   # x86 AVX-512 BF16 and AMX; Arm BF16
+    limits = [f"{k}={os.environ[k]}" for k in ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA", "MKL_ENABLE_INSTRUCTIONS")
+              if os.environ.get(k)]
+    return (f"{level}, " + (" ".join(bf16) if bf16 else "no bf16 instructions")
+            + (f" (restricted: {' '.join(limits)})" if limits else ""))
+
+def matmul_gflops(dtype, n=256, repeat=3):
+    "Measured speed, in GFLOP/s, of an (n, n) @ (n, 4n) matrix product on the CPU in `dtype` (the best of `repeat`)."
+    a, b = torch.randn(n, n).to(dtype), torch.randn(n, 4 * n).to(dtype)
+    a @ b                                                    # the first call may set the kernel up
+    best = math.inf
+    for _ in range(repeat):
+        start = time.perf_counter()
+        a @ b
+        best = min(best, time.perf_counter() - start)
+    return 2 * n * n * 4 * n / best / 1e9
+
+def choose_precision(requested, device, time_update=None, gflops=matmul_gflops):
+    """("fp32" or "bf16", reason). "fp32" and "bf16" are taken as asked. "auto": on CUDA, bf16 where the GPU
+    supports it; on a CPU, bf16 only if it is faster here: a bf16 matrix product at under half the fp32 speed
+    means fp32 at once, else `time_update(bf16)` (seconds for one training update) must be 10% lower in bf16."""
+    if requested in ("fp32", "bf16"): return requested, "asked for"
+    if requested != "auto": raise ValueError(f"precision must be auto, fp32 or bf16, not {requested!r}")
+    device = torch.device(device)
+    if device.type == "cuda":
+        if torch.cuda.is_bf16_supported(): return "bf16", "the GPU supports bfloat16"
+        return "fp32", "the GPU has no bfloat16 support"
+    if device.type != "cpu": return "fp32", f"no bfloat16 rule for {device.type}"
+    mm16, mm32 = gflops(torch.bfloat16), gflops(torch.float32)
+    if mm16 < 0.5 * mm32:
+        return "fp32", f"a bf16 matrix product ran at {mm16:.1f} GFLOP/s here, fp32 at {mm32:.1f}"
+    t16, t32 = time_update(True), time_update(False)
+    return ("bf16" if t16 < 0.9 * t32 else "fp32"), f"one update took {t16:.3f} s in bf16, {t32:.3f} s in fp32 here"
+
+def plan_updates(budget_s, spent_s, done, seconds_per_update, most=None, reserve=0.03):
+    """Updates a timed run makes in all: the `done` ones plus as many as fit in the rest of `budget_s` at the
+    measured speed, keeping a `reserve` share of the budget for validations, checkpoints and noise; at most `most`."""
+    fit = done + int(max(0.0, budget_s * (1 - reserve) - spent_s) / seconds_per_update)
+    return max(done, fit if most is None else min(fit, most))
 
 # %% ../chapters/07_training.ipynb #c31e5195
 def _setup_distributed(cfg):
@@ -268,9 +324,8 @@ def _run_state(model, optimizer, scheduler, sampler, cfg, world, log_sums, **run
             "sampler": sampler.state_dict(), "ranks": ranks, "train_config": asdict(cfg),
             "model_config": asdict(model.cfg) if hasattr(model, "cfg") else {}, **run}
 
-def _restore(path, model, optimizer, scheduler, sampler, cfg, rank, world):
-    "Load a checkpoint written by `train` into the run's objects; returns it and this rank's pending log sums."
-    state = load_checkpoint(path)
+def _restore(state, path, model, optimizer, scheduler, sampler, cfg, rank, world):
+    "Load the checkpoint `state` (read from `path`) into the run's objects; returns this rank's pending log sums."
     try:
         model.load_state_dict(state["model"]); optimizer.load_state_dict(state["optimizer"])
         scheduler.load_state_dict(state["scheduler"]); sampler.load_state_dict(state["sampler"])
@@ -281,7 +336,21 @@ def _restore(path, model, optimizer, scheduler, sampler, cfg, rank, world):
             log_sums = [0.0, 0]
     except (KeyError, RuntimeError, ValueError, TypeError) as e:
         raise CheckpointError(f"checkpoint {path} does not fit this model and run ({type(e).__name__}: {e})") from e
-    return state, log_sums
+    return log_sums
+
+def _update_seconds(model, b, criterion, bf16, device):
+    """Seconds of one forward and backward pass on batch `b` (the second of two: the first sets kernels up).
+    Leaves no gradients behind and no trace in the random number generators."""
+    with torch.random.fork_rng(devices=[device] if device.type == "cuda" else []):
+        for _ in range(2):
+            start = time.perf_counter()
+            with torch.autocast(device.type, torch.bfloat16, enabled=bf16):
+                logits = model(b.src, b.tgt_in, b.src_mask, b.tgt_mask)       # (batch, len_t, vocab)
+            criterion(logits, b.tgt_out).backward()
+            if device.type == "cuda": torch.cuda.synchronize(device)
+            seconds = time.perf_counter() - start
+    model.zero_grad(set_to_none=True)
+    return seconds
 
 @torch.no_grad()
 def evaluate(model, examples, pad_id, bos_id, eos_id, max_tokens=4096, smoothing=0.1, device="cpu", amp=False):
@@ -308,18 +377,36 @@ def train(model, train_examples, valid_examples, cfg, pad_id, bos_id, eos_id, re
     """Train on (src_ids, tgt_ids) pairs and return the history of metrics; `callback(record)` sees each new record.
     `resume=True` continues the run saved in `cfg.out_dir` exactly. Runs unchanged under torchrun (DDP)."""
     rank, world, device, created = _setup_distributed(cfg)
+    if cfg.fit_to_time and cfg.max_minutes is None: raise ValueError("fit_to_time needs max_minutes")
     torch.manual_seed(cfg.seed + rank)                       # dropout differs across ranks, not across runs
-    amp = device.type == "cuda" if cfg.amp == "auto" else bool(cfg.amp)
     model.to(device).train()
     sampler = TokenBatchSampler([len(s) for s, _ in train_examples], [len(t) + 1 for _, t in train_examples],
                                 cfg.max_tokens, seed=cfg.seed, rank=rank, world_size=world)
-    optimizer, scheduler = make_optimizer(model, model.cfg.d_model, cfg.warmup, cfg.lr_factor, cfg.decay_steps)
     criterion, out = LabelSmoothingLoss(cfg.label_smoothing, pad_id), Path(cfg.out_dir)
+    state = load_checkpoint(out / "checkpoint.pt") if resume else {}
+    plan = state.get("plan")                                 # a planned run keeps its plan when resumed
+    # until a plan is fixed (before warmup ends) the rate is Noam's warmup, the same as any linear decay's
+    decay = plan["steps"] if plan else None if cfg.fit_to_time else cfg.decay_steps
+    optimizer, scheduler = make_optimizer(model, model.cfg.d_model, cfg.warmup, cfg.lr_factor, decay)
     step, history, elapsed0, (loss_sum, tokens) = 0, [], 0.0, (0.0, 0)
     if resume:                                               # continue the same run exactly where it stopped
-        state, (loss_sum, tokens) = _restore(out / "checkpoint.pt", model, optimizer, scheduler, sampler, cfg, rank, world)
+        loss_sum, tokens = _restore(state, out / "checkpoint.pt", model, optimizer, scheduler, sampler, cfg, rank,
+                                    world)
         step, history, elapsed0 = state["step"], state["history"], state["elapsed_s"]
+    step0 = step
+    if resume and cfg.precision == "auto" and "precision" in state:   # keep the choice the run started with
+        precision = state["precision"]
+    else:                                                    # measure on the batch the run trains on next
+        probe = make_batch([train_examples[i] for i in sampler.batches()[sampler.position % len(sampler)]],
+                           pad_id, bos_id, eos_id, device)
+        summed = lambda seconds: _sum_over_ranks([seconds], world, device)[0]   # all ranks decide alike
+        choice, reason = choose_precision(cfg.precision, device,
+                                          lambda bf16: summed(_update_seconds(model, probe, criterion, bf16, device)),
+                                          lambda dtype: summed(matmul_gflops(dtype)))
+        precision = {"precision": choice, "reason": reason}
+    bf16 = precision["precision"] == "bf16"
     net = nn.parallel.DistributedDataParallel(model, [device] if device.type == "cuda" else None) if world > 1 else model
+    if cfg.compile: net = torch.compile(net)                 # same numbers; kernels fused on first use
     if rank == 0:                                            # metrics.jsonl: the history so far, then a line per record
         out.mkdir(parents=True, exist_ok=True)
         (out / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in history))
@@ -333,11 +420,12 @@ def train(model, train_examples, valid_examples, cfg, pad_id, bos_id, eos_id, re
     def validate():
         if rank == 0 and valid_examples:
             log({"step": step, **evaluate(model, valid_examples, pad_id, bos_id, eos_id, cfg.max_tokens,
-                                          cfg.label_smoothing, device, amp)})
+                                          cfg.label_smoothing, device, bf16)})
 
     def checkpoint():                                        # all ranks take part; rank 0 writes
         state = _run_state(model, optimizer, scheduler, sampler, cfg, world, [float(loss_sum), tokens], step=step,
-                           history=history, elapsed_s=elapsed0 + time.time() - start, extra=extra_state or {})
+                           history=history, elapsed_s=elapsed0 + time.time() - start, extra=extra_state or {},
+                           precision=precision, plan=plan)
         if rank == 0: save_checkpoint(out / "checkpoint.pt", state)
         if world > 1: dist.barrier()                         # no rank goes on before the file is complete
 
@@ -347,9 +435,13 @@ def train(model, train_examples, valid_examples, cfg, pad_id, bos_id, eos_id, re
                 yield make_batch([train_examples[i] for i in indices], pad_id, bos_id, eos_id, device)
 
     stream, start, t_log = batches(), time.time(), time.time()
+    if "precision" not in state: log({"step": step, **precision})   # the choice and why, once per run
     max_steps = min(cfg.max_steps or math.inf, len(sampler) * cfg.max_epochs // cfg.accum_steps)
-    bar = tqdm(total=max_steps, initial=step, desc="train", unit="step", mininterval=cfg.progress_every_s,
-               disable=not cfg.progress or rank != 0)
+    if plan: max_steps = min(max_steps, plan["steps"])
+    plan_at = max(step + 1, min(cfg.plan_after, cfg.warmup))    # fixed before warmup ends: no rate changes
+    skip, t_skip = min(5, (plan_at - step) // 2), start         # the first updates are slow: not timed
+    bar = tqdm(total=max_steps if max_steps < math.inf else None, initial=step, desc="train", unit="step",
+               mininterval=cfg.progress_every_s, disable=not cfg.progress or rank != 0)
     while step < max_steps and not _time_is_up(start, cfg, world, device):
         micro = list(itertools.islice(stream, cfg.accum_steps))        # the batches of one update
         if len(micro) < cfg.accum_steps: break                         # the data ran out (max_epochs)
@@ -357,7 +449,7 @@ def train(model, train_examples, valid_examples, cfg, pad_id, bos_id, eos_id, re
         for i, b in enumerate(micro):
             # DDP averages the gradients over ranks during backward: only once, after the last batch
             with net.no_sync() if world > 1 and i < len(micro) - 1 else contextlib.nullcontext():
-                with torch.autocast(device.type, torch.bfloat16, enabled=amp):
+                with torch.autocast(device.type, torch.bfloat16, enabled=bf16):
                     logits = net(b.src, b.tgt_in, b.src_mask, b.tgt_mask)        # (batch, len_t, vocab)
                 loss = criterion(logits, b.tgt_out)                              # mean over this batch's tokens
                 (loss * b.n_tokens * world / n_update).backward()               # -> mean over the update's tokens
@@ -367,6 +459,17 @@ def train(model, train_examples, valid_examples, cfg, pad_id, bos_id, eos_id, re
         optimizer.step(); scheduler.step(); optimizer.zero_grad(set_to_none=True)
         step += 1
         bar.update()
+        if step == step0 + skip: t_skip = time.time()
+        if cfg.fit_to_time and not plan and step == plan_at:   # time the updates so far; fix the run's length
+            spent, timed = _sum_over_ranks([time.time() - start, time.time() - t_skip], world, device)
+            spent, per_update = spent / world, timed / world / (step - step0 - skip)  # the ranks' means
+            steps = max(cfg.warmup + 1, plan_updates(60 * cfg.max_minutes, spent, step, per_update,
+                                                     None if max_steps == math.inf else max_steps))
+            plan = {"steps": steps, "seconds_per_update": per_update, "spent_s": spent, "fixed_at": step}
+            lr_at = lr_schedule(model.cfg.d_model, cfg.warmup, cfg.lr_factor, steps)   # linear to 0 at `steps`
+            scheduler.lr_lambdas = [lambda k: lr_at(k + 1)]
+            max_steps = bar.total = min(max_steps, steps)
+            log({"step": step, "plan": plan})
         if step % cfg.log_every == 0:
             loss_sum, tokens = _sum_over_ranks([loss_sum, tokens], world, device)
             tok_s = tokens / (time.time() - t_log)

@@ -4,7 +4,8 @@
 
 # %% auto #0
 __all__ = ['PRESETS', 'ALPHA', 'preset', 'InputError', 'prepare_data', 'schedule_name', 'precision_name', 'Translator',
-           'train_main', 'Snapshots', 'translate_main', 'corpus_scores', 'score_split', 'evaluate_main']
+           'train_main', 'Snapshots', 'translate_main', 'tokenized_bleu', 'corpus_scores', 'score_split',
+           'evaluate_main']
 
 # %% ../chapters/10_translation.ipynb #cd962ecb
 import argparse, json, math, os, platform, sys, time
@@ -13,26 +14,27 @@ from pathlib import Path
 import torch
 from .data import DataError, LANGS, Tokenizer, Vocab, load_split
 from .model import Transformer, TransformerConfig, count_parameters
-from .training import CheckpointError, TrainConfig, load_checkpoint, save_checkpoint, train
+from .training import CheckpointError, TrainConfig, cpu_capability, load_checkpoint, save_checkpoint, train
 from .decoding import beam_search, greedy_decode
 
 # %% ../chapters/10_translation.ipynb #8ba9a80d
 PRESETS = {
     # seconds on a CPU: for tests and for trying the commands out
     "tiny": {"model": dict(d_model=64, n_layers=1, h=2, d_ff=128, dropout=0.1),
-             "train": dict(max_tokens=2000, warmup=100, lr_factor=2.0, max_steps=40, eval_every=40, ckpt_every=20),
+             "train": dict(max_tokens=2000, warmup=100, lr_factor=2.0, max_steps=40, eval_every=40, ckpt_every=20,
+                           precision="fp32"),
              "average": dict(every=10, last=3)},
-    # batches of 3,500 tokens for the 30 minutes of a 2-core CPU (1,850 updates planned; the book's 2-core
-    # machine made 1,822 to 1,850 of them): bfloat16 autocast, the plain attention (PyTorch's fused kernel makes
-    # bfloat16 updates slower on a CPU), and no dropout inside the feed-forward networks
+    # 30 minutes of a CPU: batches of 3,500 tokens; as many updates as the machine fits in the half hour (timed
+    # over the first 40), the rate falling linearly to 0 at the last; bf16 only where it measures faster; the plain
+    # attention (PyTorch's fused kernel makes bf16 updates slower on a CPU); no dropout inside the FFNs
     "cpu": {"model": dict(d_model=256, n_layers=3, h=4, d_ff=1024, dropout=0.1, ffn_dropout=0.0, fast_attention=False),
-            "train": dict(max_tokens=3500, warmup=200, lr_factor=0.5, max_steps=1850, decay_steps=1850,
-                          amp=True, max_minutes=30, max_epochs=1000, eval_every=400, ckpt_every=100),
+            "train": dict(max_tokens=3500, warmup=200, lr_factor=0.5, max_minutes=30, fit_to_time=True,
+                          max_epochs=1000, eval_every=400, ckpt_every=100),
             "average": dict(every=40, last=5)},
-    # the paper's base model on one GPU, 15 minutes
+    # the paper's base model on one GPU, 15 minutes planned like cpu's; bf16 where the GPU has it, fused attention
     "base": {"model": dict(d_model=512, n_layers=6, h=8, d_ff=2048, dropout=0.1, fast_attention=True),
-             "train": dict(max_tokens=8000, warmup=1000, lr_factor=1.0, max_minutes=15, max_epochs=1000,
-                           eval_every=500, ckpt_every=500),
+             "train": dict(max_tokens=8000, warmup=1000, lr_factor=1.0, max_minutes=15, fit_to_time=True,
+                           max_epochs=1000, eval_every=500, ckpt_every=500),
              "average": dict(every=200, last=5)},
 }
 
@@ -63,15 +65,17 @@ def prepare_data(data_dir=None, min_freq=2, max_len=256, download=True):
     return {"vocab": vocab, "train": encode("train"), "val": encode("val"), "src_chars": chars}
 
 # %% ../chapters/10_translation.ipynb #f5fcd3b8
-def schedule_name(train_config):
-    "A short description of a run's learning-rate schedule, from the TrainConfig a checkpoint holds."
+def schedule_name(train_config, plan=None):
+    "A short description of a run's learning-rate schedule, from the TrainConfig and the plan a checkpoint holds."
     if not train_config: return "unknown"
     tc = train_config
-    shape = f"linear to 0 at {tc['decay_steps']}" if tc.get("decay_steps") else "inverse sqrt (Noam)"
+    decay = plan["steps"] if plan else None if tc.get("fit_to_time") else tc.get("decay_steps")
+    shape = f"linear to 0 at {decay}" if decay else "inverse sqrt (Noam)"
     return f"{shape}, warmup {tc['warmup']}, factor {tc['lr_factor']}"
 
 def precision_name(train_config, hardware=None):
-    "'bf16' or 'fp32': the arithmetic a run trained in (TrainConfig.amp: 'auto' is bf16 on a GPU, fp32 on a CPU)."
+    """'bf16' or 'fp32' for checkpoints written before runs recorded their precision: their TrainConfig.amp
+    ('auto' was bf16 on a GPU, fp32 on a CPU). Newer checkpoints say it themselves (`Translator.info`)."""
     amp = (train_config or {}).get("amp", "auto")
     if amp == "auto":                      # hardware: "<GPU name>" or "<CPU name> CPU, <n> cores" (known when trained)
         return "fp32" if hardware is None or "CPU" in hardware else "bf16"
@@ -102,8 +106,11 @@ class Translator:
         vocab = {lang: Vocab(extra["vocab"][lang]) for lang in LANGS}
         translator = cls(model, vocab["de"], vocab["en"], extra["src_chars"], device)
         tc = state.get("train_config") or {}
-        translator.info = {"config": extra.get("config"), "schedule": schedule_name(tc),
-                           "precision": precision_name(tc, extra.get("hardware")),
+        translator.info = {"config": extra.get("config"), "schedule": schedule_name(tc, state.get("plan")),
+                           "precision": (state.get("precision") or {}).get("precision")
+                                        or precision_name(tc, extra.get("hardware")),
+                           "precision_reason": (state.get("precision") or {}).get("reason"),
+                           "planned_steps": (state.get("plan") or {}).get("steps"),
                            "max_tokens": tc.get("max_tokens"), "step": state.get("step"),
                            "train_minutes": round(state.get("elapsed_s", 0) / 60, 1),
                            "hardware": extra.get("hardware"), "parameters": count_parameters(model)["total"],
@@ -173,7 +180,7 @@ def _hardware(device):
         name = next(l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name"))
     except (OSError, StopIteration):
         pass
-    return f"{name} CPU, {os.cpu_count()} cores"
+    return f"{name} CPU, {os.cpu_count()} cores, {cpu_capability()}"
 
 # %% ../chapters/10_translation.ipynb #0c770f50
 def train_main(argv=None):
@@ -191,6 +198,11 @@ def train_main(argv=None):
     p.add_argument("--max-tokens", type=int, help="tokens per batch and side (default: the preset's)")
     p.add_argument("--decay-steps", type=int, help="learning rate falls linearly to 0 at this update "
                    "(default: the preset's)")
+    p.add_argument("--warmup", type=int, help="updates of learning-rate warmup (default: the preset's)")
+    p.add_argument("--precision", choices=["auto", "fp32", "bf16"], help="arithmetic of the matrix products; auto "
+                   "(the default) measures which is faster here, and a resumed run keeps the choice it made")
+    p.add_argument("--compile", action="store_true", help="torch.compile the model (worth it on a GPU; slow to "
+                   "start)")
     p.add_argument("--device", help="cpu, cuda, cuda:1 ... (default: cuda when available)")
     p.add_argument("--seed", type=int)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -198,7 +210,9 @@ def train_main(argv=None):
 
     def run():
         model_kw, cfg = preset(a.config, out_dir=a.out, max_minutes=a.max_minutes, max_steps=a.max_steps,
-                               max_tokens=a.max_tokens, decay_steps=a.decay_steps, device=a.device, seed=a.seed, progress=False if a.no_progress else None)
+                               max_tokens=a.max_tokens, decay_steps=a.decay_steps, device=a.device, seed=a.seed,
+                               warmup=a.warmup, precision=a.precision, compile=a.compile or None,
+                               progress=False if a.no_progress else None)
         out = Path(cfg.out_dir)
         if (out / "checkpoint.pt").exists() and not a.resume:
             raise ValueError(f"{out} already holds a run: pass --resume to continue it, or --out for a new one")
@@ -213,8 +227,14 @@ def train_main(argv=None):
         extra = {"vocab": {lang: v.itos for lang, v in data["vocab"].items()}, "src_chars": data["src_chars"],
                  "config": a.config, "hardware": (f"{world} x " if world > 1 else "") + _hardware(cfg.device)}
         snapshots = Snapshots(model, out / "snapshots", **PRESETS[a.config]["average"])
+        def callback(record):                           # say what the run decided, as it decides it
+            if "precision" in record: print(f"precision: {record['precision']} ({record['reason']})", file=sys.stderr)
+            if "plan" in record:
+                print(f"plan: {record['plan']['steps']} updates in {cfg.max_minutes:g} minutes "
+                      f"({record['plan']['seconds_per_update']:.2f} s per update so far)", file=sys.stderr)
+            snapshots(record)
         history = train(model, data["train"], data["val"], cfg, Vocab.pad_id, Vocab.bos_id, Vocab.eos_id,
-                        resume=a.resume, extra_state=extra, callback=snapshots)
+                        resume=a.resume, extra_state=extra, callback=callback)
         if int(os.environ.get("RANK", "0")) == 0:
             averaged = snapshots.write_average(out / "checkpoint.pt", out / "averaged.pt")
             last = [h for h in history if "valid_loss" in h][-1]
@@ -289,12 +309,22 @@ def translate_main(argv=None):
     sys.exit(_cli(run))
 
 # %% ../chapters/10_translation.ipynb #c17e0820
+def tokenized_bleu(hypotheses, references):
+    """BLEU the way the well-known PyTorch seq2seq notebooks report theirs on Multi30k: both sides split into
+    spaCy's English tokens and lowercased, corpus BLEU-4 without smoothing. For comparing with them only."""
+    import sacrebleu
+    spacy_tokens = Tokenizer("en").nlp.tokenizer
+    tokens = lambda sentences: [" ".join(t.text for t in doc).lower() for doc in spacy_tokens.pipe(sentences)]
+    bleu = sacrebleu.metrics.BLEU(tokenize="none", smooth_method="none", force=True)   # the tokens are ours
+    return bleu.corpus_score(tokens(hypotheses), [tokens(references)]).score
+
 def corpus_scores(hypotheses, references):
-    "sacreBLEU's BLEU and chrF on detokenized sentences, with their signatures."
+    "sacreBLEU's BLEU and chrF on detokenized sentences, with their signatures; and `tokenized_bleu`."
     import sacrebleu
     bleu, chrf = sacrebleu.metrics.BLEU(), sacrebleu.metrics.CHRF()
     b, c = bleu.corpus_score(hypotheses, [references]), chrf.corpus_score(hypotheses, [references])
     return {"bleu": b.score, "chrf": c.score, "length_ratio": b.sys_len / max(1, b.ref_len), "brevity_penalty": b.bp,
+            "bleu_tokenized_lc": tokenized_bleu(hypotheses, references),
             "bleu_signature": str(bleu.get_signature()),
             "chrf_signature": str(chrf.get_signature())}
 
@@ -331,6 +361,8 @@ def evaluate_main(argv=None):
         out.write_text("".join(h + "\n" for h in hyps), encoding="utf-8")
         print(f"BLEU {result['bleu']:.2f}  chrF {result['chrf']:.2f}  ({len(pairs)} sentences of {a.split}, "
               f"beam {a.beam}, {result['decode_s']} s)")
+        print(f"tokenized lowercased BLEU {result['bleu_tokenized_lc']:.2f} (as the PyTorch seq2seq notebooks "
+              "compute it; not comparable with sacreBLEU)")
         print(f"BLEU signature: {result['bleu_signature']}")
         print(f"chrF signature: {result['chrf_signature']}")
         print(f"translations: {out}")
