@@ -1,9 +1,9 @@
 """tools/bench_training.py: it runs, times every variant, and rejects bad arguments.
 
-Its numbers are measurements, not checked here (a shared machine makes timings noisy); what
-is checked is that each variant really trains in its own way: bf16 variants compute in
-bfloat16, plain-attention variants do not call PyTorch's fused kernel, dropout-0 variants draw
-no random numbers, and the variants without dropout in the FFN have rate 0 there only.
+Its timings are measurements, not checked here (a shared machine makes them noisy); what is
+checked is that each row trains the way its name says: the model class, the loss, the places
+of dropout, the attention kernel and the precision; and that torch.nn.Transformer's model is
+the course's size (the same matrix-product work per update).
 """
 import json
 import sys
@@ -17,48 +17,88 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 import bench_training  # noqa: E402
 from transformer.encoder import FeedForward  # noqa: E402
+from transformer.model import Transformer  # noqa: E402
+from transformer.training import LabelSmoothingLoss  # noqa: E402
 
 SMALL = ["--preset", "tiny", "--vocab", "50", "--tokens", "40", "--src-len", "5", "--tgt-len", "6",
          "--steps", "1", "--warmup", "0", "--rounds", "1", "--threads", "1"]
 
 
-def test_every_variant_is_timed_and_written(tmp_path, capsys):
+@pytest.mark.parametrize("bf16,rows", [("--no-bf16", 7), ("--bf16", 9)])
+def test_every_variant_is_timed_and_written(tmp_path, capsys, bf16, rows):
     out = tmp_path / "bench.json"
-    assert bench_training.main(SMALL + ["--json", str(out)]) == 0
-    results = json.loads(out.read_text())["results"]
-    assert len(results) == 12 and len({r["variant"] for r in results}) == 12
-    assert results[0]["variant"] == "fp32, fused attention, dropout 0.1" and results[0]["ratio"] == 1.0
-    assert all(r["tokens_per_s"] > 0 for r in results)
+    assert bench_training.main(SMALL + [bf16, "--json", str(out)]) == 0
+    written = json.loads(out.read_text())
+    results = written["results"]
+    assert len(results) == rows and len({r["variant"] for r in results}) == rows
+    assert results[0]["variant"] == "fp32, torch.nn.Transformer" and results[0]["ratio"] == 1.0
+    assert all(r["tokens_per_s"] > 0 and r["gflop_per_update"] > 0 and 0 < r["share_of_peak"] for r in results)
+    assert written["fp32_peak_gflop_s"] > 0 and written["cpu_capability"]
+    assert (rows == 9) == any(r["variant"].startswith("bf16") for r in results)
     printed = capsys.readouterr().out
-    assert all(r["variant"] in printed for r in results)
+    assert all(r["variant"] in printed for r in results) and "peak measured here" in printed
 
 
-def test_variants_differ_in_what_they_say(monkeypatch):
-    "Record, per variant: the dtype of the logits, whether the fused kernel ran, whether random numbers were drawn."
-    seen, sdpa, forward = [], F.scaled_dot_product_attention, bench_training.Transformer.forward
-    calls = []
-    def fused(*a, **k):
-        calls.append(1)
-        return sdpa(*a, **k)
-    def spy(self, *a, **k):
-        calls.clear()
-        rng = torch.get_rng_state()
-        logits = forward(self, *a, **k)
-        ffn = {m.dropout.p for m in self.modules() if isinstance(m, FeedForward)}
-        rest = {m.p for name, m in self.named_modules() if isinstance(m, torch.nn.Dropout) and ".ffn." not in name}
-        seen.append((logits.dtype, bool(calls), not torch.equal(rng, torch.get_rng_state()), ffn, rest))
-        return logits
-    monkeypatch.setattr(F, "scaled_dot_product_attention", fused)
-    monkeypatch.setattr(bench_training.Transformer, "forward", spy)
-    bench_training.main(SMALL)
-    expected = [(torch.bfloat16 if bf16 else torch.float32, fused, dropout > 0,
-                 {dropout if ffn_dropout is None else ffn_dropout}, {dropout})
-                for _, bf16, fused, dropout, ffn_dropout in bench_training.variants(0.1)]
-    assert sum(ffn == {0.0} and rest == {0.1} for *_, ffn, rest in seen) == 4   # bf16/fp32 x fused/plain
-    assert seen == expected
+def test_both_models_do_the_same_matrix_work(tmp_path):
+    "Same sizes: the counted matrix-product FLOPs of an update agree within 2% (the course's fp32 row vs torch's)."
+    out = tmp_path / "bench.json"
+    bench_training.main(["--preset", "cpu", "--vocab", "300", "--tokens", "60", "--src-len", "6", "--tgt-len", "6",
+                         "--steps", "1", "--warmup", "0", "--rounds", "1", "--threads", "1", "--no-bf16",
+                         "--json", str(out)])
+    by_name = {r["variant"]: r["gflop_per_update"] for r in json.loads(out.read_text())["results"]}
+    torch_flops, course_flops = by_name["fp32, torch.nn.Transformer"], by_name["fp32, course (cpu preset, fused loss)"]
+    assert course_flops == pytest.approx(torch_flops, rel=0.02)
 
 
-@pytest.mark.parametrize("args", [["--steps", "0"], ["--tokens", "3"], ["--preset", "huge"], ["--warmup", "-1"]])
+def test_rows_train_the_way_their_names_say(monkeypatch):
+    "Per update: the model's class, the logits' dtype, the fused kernel, the dropout rates, the loss."
+    seen, sdpa_calls = [], []
+    sdpa = F.scaled_dot_product_attention
+    monkeypatch.setattr(F, "scaled_dot_product_attention", lambda *a, **k: sdpa_calls.append(1) or sdpa(*a, **k))
+
+    def spy_build(kind, change, fused, model_kw, vocab):
+        model, loss = build(kind, change, fused, model_kw, vocab)
+        forward = model.forward
+
+        def spied(*a, **k):
+            sdpa_calls.clear()
+            logits = forward(*a, **k)
+            if isinstance(model, Transformer):
+                ffn = {m.dropout.p for m in model.modules() if isinstance(m, FeedForward)}
+                attn = {m.dropout for m in model.modules() if hasattr(m, "split_heads")}
+            else:
+                layer = model.stacks.encoder.layers[0]
+                ffn, attn = {layer.dropout.p}, {layer.self_attn.dropout}
+            fused_loss = isinstance(loss, LabelSmoothingLoss) and loss.fused
+            seen.append((type(model).__name__, logits.dtype, bool(sdpa_calls), ffn, attn, fused_loss))
+            return logits
+        model.forward = spied
+        return model, loss
+
+    build = bench_training.build
+    monkeypatch.setattr(bench_training, "build", spy_build)
+    bench_training.main(SMALL + ["--bf16"])
+    by_row = dict(zip([name for name, *_ in bench_training.variants({"dropout": 0.1}, True, False)], seen))
+    assert by_row["fp32, torch.nn.Transformer"] == ("TorchTransformer", torch.float32, True, {0.1}, {0.1}, False)
+    assert by_row["fp32, torch.nn.Transformer, dropout 0"][3:5] == ({0.0}, {0.0})
+    assert by_row["fp32, course (cpu preset, fused loss)"] == ("Transformer", torch.float32, False, {0.1}, {0.0}, True)
+    assert by_row["fp32, course, readable loss"][5] is False
+    assert by_row["fp32, course, fused attention kernel"][2] is True
+    assert by_row["fp32, course, dropout where nn.Transformer has it"][3:5] == ({0.1}, {0.1})
+    assert by_row["fp32, course, dropout 0"][3] == {0.0}
+    assert by_row["bf16, torch.nn.Transformer"][1] == by_row["bf16, course (cpu preset, fused loss)"][1] == torch.bfloat16
+
+
+def test_cpu_preset_rows_take_the_presets_dropout(monkeypatch):
+    "With the cpu preset, the course's headline row has no FFN dropout (the preset's ffn_dropout 0.0)."
+    rows = list(bench_training.variants(bench_training.PRESETS["cpu"]["model"], False, True))
+    assert rows[-1][0] == "fp32, course under torch.compile" and rows[-1][5] is True
+    model, _ = bench_training.build("course", {}, True, bench_training.PRESETS["cpu"]["model"], 100)
+    assert {m.dropout.p for m in model.modules() if isinstance(m, FeedForward)} == {0.0}
+
+
+@pytest.mark.parametrize("args", [["--steps", "0"], ["--tokens", "3"], ["--preset", "huge"], ["--warmup", "-1"],
+                                  ["--bf16", "--no-bf16"]])
 def test_bad_arguments_exit_with_a_usage_error(args, capsys):
     with pytest.raises(SystemExit) as e:
         bench_training.main(args)

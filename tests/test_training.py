@@ -4,6 +4,7 @@ import json
 import math
 import os
 import random
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -687,8 +688,10 @@ def test_resume_keeps_the_precision_unless_asked_otherwise(tmp_path, monkeypatch
                     resume=True)
     assert load_checkpoint(tmp_path / "checkpoint.pt")["precision"]["precision"] == "bf16"
     assert [r["precision"] for r in history if "precision" in r] == ["bf16"]     # decided once
-    train(tiny_model(), DATA, [], config(tmp_path, max_steps=6, precision="fp32"), PAD, BOS, EOS, resume=True)
+    history = train(tiny_model(), DATA, [], config(tmp_path, max_steps=6, precision="fp32"), PAD, BOS, EOS,
+                    resume=True)
     assert load_checkpoint(tmp_path / "checkpoint.pt")["precision"] == {"precision": "fp32", "reason": "asked for"}
+    assert [r["precision"] for r in history if "precision" in r] == ["bf16", "fp32"]   # the change is on record
 
 
 # ------------------------------------------------------------------------------------------ a plan that fits the time
@@ -786,3 +789,50 @@ def test_training_reduces_the_loss(tmp_path):
     before = evaluate(model, VALID, PAD, BOS, EOS)["valid_loss"]
     history = train(model, DATA, VALID, config(tmp_path, max_steps=40, warmup=10, lr_factor=2.0), PAD, BOS, EOS)
     assert history[-1]["valid_loss"] < 0.8 * before
+
+
+# ------------------------------------------------------------------------------------------ the fused loss
+@pytest.mark.parametrize("eps", [0.0, 0.1, 0.25])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_fused_loss_equals_the_readable_one_and_its_gradient_is_p_minus_q(eps, dtype):
+    torch.manual_seed(1)
+    vocab = 11
+    target = torch.randint(1, vocab, (4, 7)); target[0, 4:] = PAD; target[3, :] = PAD    # a row of padding only
+    target[1, 2] = 4                                                                       # and a repeated id
+    real = target != PAD
+    x = (3 * torch.randn(4, 7, vocab)).to(dtype)
+    results = []
+    for fused in (False, True):
+        logits = x.clone().requires_grad_()
+        loss = LabelSmoothingLoss(eps, PAD, fused=fused)(logits, target)
+        (2.5 * loss).backward()                                                            # an upstream gradient
+        results.append((loss, logits.grad))
+    (loss_r, grad_r), (loss_f, grad_f) = results
+    assert_close(loss_f, loss_r)
+    assert grad_f.dtype == dtype
+    tol = dict(atol=1e-2, rtol=1e-2) if dtype == torch.bfloat16 else {}
+    assert_close(grad_f.float(), grad_r.float(), **tol)
+    q = smoothed_targets(target, vocab, eps, PAD)
+    expected = 2.5 * (x.float().softmax(-1) - q) * real.unsqueeze(-1) / real.sum()        # independent of both
+    assert_close(grad_f.float(), expected, **tol)
+    assert (grad_f[3] == 0).all() and (grad_f[0, 4:] == 0).all()                         # padding gets nothing
+
+
+def test_fused_loss_with_no_real_token_is_zero_with_zero_gradient():
+    logits = torch.randn(2, 3, 9, requires_grad=True)
+    loss = LabelSmoothingLoss(0.1, PAD, fused=True)(logits, torch.zeros(2, 3, dtype=torch.long))
+    loss.backward()
+    assert loss.item() == 0.0 and (logits.grad == 0).all()
+
+
+@pytest.mark.skipif(not (shutil.which("cc") or shutil.which("gcc")), reason="torch.compile on a CPU needs a C compiler")
+def test_compiled_training_matches_eager(tmp_path):
+    "TrainConfig.compile: the same run under torch.compile (as on a GPU) gives the same losses, to rounding."
+    histories = []
+    for compiled in (False, True):
+        model = tiny_model(dropout=0.0)
+        histories.append(train(model, DATA, VALID, config(tmp_path / str(compiled), max_steps=4, log_every=1,
+                                                          compile=compiled), PAD, BOS, EOS))
+    eager, compiled = ([r["train_loss"] for r in h if "train_loss" in r] for h in histories)
+    assert len(eager) == 4 and compiled == pytest.approx(eager, rel=1e-4)
+    assert histories[1][-1]["valid_loss"] == pytest.approx(histories[0][-1]["valid_loss"], rel=1e-4)

@@ -1,27 +1,37 @@
-"""Time training updates of a preset's model in several variants (chapter 10).
+"""Time training updates of the course's model against torch.nn.Transformer of the same size (chapter 10).
 
 One update = forward, label-smoothed loss, backward, Adam step: what transformer-train repeats.
 The batches are random token ids shaped like Multi30k's (sentences of --src-len and --tgt-len
 tokens, as many as fit in --tokens per side), the same batches for every variant, so that only
 the variant changes. Each variant makes --warmup untimed updates, then --steps timed ones, and
 the variants take turns (--rounds rounds) so that a busy moment of a shared machine does not
-fall on one variant only; the median round is reported. The variants:
+fall on one variant only; the median round is reported.
 
-  precision   fp32, or bf16 (torch.autocast: matrix products in bfloat16, the loss in fp32)
-  attention   fused (torch's scaled_dot_product_attention) or plain (chapter 1's code)
-  dropout     the preset's everywhere, the preset's but none inside the feed-forward networks
-              (ffn_dropout 0, as in the paper), or 0
+The variants share the preset's sizes, embeddings, positional encoding and tied output layer;
+they differ in the encoder and decoder stacks, the loss, the dropout and the arithmetic:
 
-Nothing is asserted: this prints target tokens per second for each variant and its ratio to
-the first one, and with --json writes them to a file.
+  torch.nn.Transformer    PyTorch's own stacks, as a PyTorch user would train them: dropout
+                          0.1 where nn.Transformer puts it (sublayer outputs, inside the FFNs,
+                          attention weights) and F.cross_entropy with label_smoothing 0.1
+  course                  the cpu preset's model and the training loop's loss: dropout on
+                          sublayer outputs and embeddings, none inside the FFNs (the paper's
+                          places), plain attention, LabelSmoothingLoss(fused=True)
+  ...with one change      the readable loss, the fused attention kernel, nn.Transformer's
+                          dropout places, no dropout at all (for both models), torch.compile
+
+Each row gives target tokens per second, the ratio to torch.nn.Transformer in fp32 (the first
+row), and the matrix-product work an update does (counted by torch.utils.flop_counter) per
+second, as a share of the best fp32 matrix-product speed measured on this machine before the
+variants run. bf16 rows are added where a bf16 matrix product is at least half as fast as an
+fp32 one (--bf16 always, --no-bf16 never). Nothing is asserted; --json writes the numbers.
 
 examples:
-  python tools/bench_training.py                        # the cpu preset, all twelve variants
-  python tools/bench_training.py --rounds 5 --json results/bench/training-cpu.json
+  python tools/bench_training.py                        # the cpu preset
+  python tools/bench_training.py --rounds 5 --json results/bench/training-cpu-without-bf16.json
+  python tools/bench_training.py --compile              # adds a torch.compile row (minutes to compile)
   python tools/bench_training.py --preset base --device cuda
 """
 import argparse
-import itertools
 import json
 import statistics
 import sys
@@ -29,10 +39,13 @@ import time
 from pathlib import Path
 
 import torch
+import torch.nn.functional as F
+from torch import nn
+from torch.utils.flop_counter import FlopCounterMode
 
 from transformer.attention import causal_mask, padding_mask
 from transformer.model import Transformer, TransformerConfig
-from transformer.training import LabelSmoothingLoss
+from transformer.training import LabelSmoothingLoss, cpu_capability, matmul_gflops
 from transformer.translate import PRESETS, _hardware
 
 
@@ -49,6 +62,10 @@ def parse_args(argv):
     p.add_argument("--rounds", type=int, default=3, help="rounds over all variants; the median is reported (default 3)")
     p.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's choice)")
     p.add_argument("--device", default="cpu", help="cpu (default) or cuda")
+    bf16 = p.add_mutually_exclusive_group()
+    bf16.add_argument("--bf16", action="store_true", help="add bf16 rows even where bf16 is slow")
+    bf16.add_argument("--no-bf16", action="store_true", help="fp32 rows only")
+    p.add_argument("--compile", action="store_true", help="add a row for the course's model under torch.compile")
     p.add_argument("--json", help="also write the results to this JSON file")
     args = p.parse_args(argv)
     for name in ("vocab", "tokens", "src_len", "tgt_len", "steps", "rounds"):
@@ -67,13 +84,67 @@ def parse_args(argv):
     return args
 
 
-def variants(preset_dropout):
-    "(name, bf16, fused attention, dropout, ffn_dropout) for every combination, the fp32 fused preset-dropout one first."
-    dropouts = [(preset_dropout, None, f"dropout {preset_dropout}"),
-                (preset_dropout, 0.0, f"dropout {preset_dropout}, none in FFN"), (0.0, None, "dropout 0")]
-    for bf16, fused, (dropout, ffn_dropout, said) in itertools.product((False, True), (True, False), dropouts):
-        name = f"{'bf16' if bf16 else 'fp32'}, {'fused' if fused else 'plain'} attention, {said}"
-        yield name, bf16, fused, dropout, ffn_dropout
+class TorchTransformer(nn.Module):
+    "The course's embeddings, positions and tied output layer around torch.nn.Transformer's encoder and decoder."
+    def __init__(self, cfg, dropout):
+        super().__init__()
+        shell = Transformer(cfg)                       # the same embedding, positional encoding and generator
+        self.src_embed, self.tgt_embed, self.pos, self.generator = (shell.src_embed, shell.tgt_embed, shell.pos,
+                                                                    shell.generator)
+        self.stacks = nn.Transformer(cfg.d_model, cfg.h, cfg.n_layers, cfg.n_layers, cfg.d_ff, dropout,
+                                     batch_first=True)
+        self.cfg = cfg
+
+    def forward(self, src, tgt, src_mask=None, tgt_mask=None):
+        "Token ids -> logits (batch, len_t, vocab); the masks are rebuilt the way nn.Transformer wants them."
+        pad = src == self.cfg.pad_id                                       # (batch, len_s), True = padding
+        causal = nn.Transformer.generate_square_subsequent_mask(tgt.size(1), device=tgt.device)
+        y = self.stacks(self.pos(self.src_embed(src)), self.pos(self.tgt_embed(tgt)), tgt_mask=causal,
+                        src_key_padding_mask=pad, memory_key_padding_mask=pad, tgt_is_causal=True)
+        return self.generator(y)                                           # (batch, len_t, vocab)
+
+
+def cross_entropy(smoothing, pad_id):
+    "The loss a PyTorch user would write: F.cross_entropy with label smoothing (spread over the whole vocabulary)."
+    return lambda logits, target: F.cross_entropy(logits.float().flatten(0, 1), target.flatten(), ignore_index=pad_id,
+                                                  label_smoothing=smoothing)
+
+
+def variants(model_kw, bf16_rows, compile_row):
+    """(name, model kind, model changes, fused loss, bf16, compiled) for every row, torch.nn.Transformer fp32 first.
+    Model kind "torch" is TorchTransformer (its changes: the dropout rate), "course" the course's Transformer."""
+    p = model_kw.get("dropout", 0.1)
+    rows = [("torch.nn.Transformer", "torch", {"dropout": p}, False),
+            ("course (cpu preset, fused loss)", "course", {}, True),
+            ("course, readable loss", "course", {}, False),
+            ("course, fused attention kernel", "course", {"fast_attention": True}, True),
+            ("course, dropout where nn.Transformer has it", "course", {"ffn_dropout": p, "attn_dropout": p}, True),
+            ("torch.nn.Transformer, dropout 0", "torch", {"dropout": 0.0}, False),
+            ("course, dropout 0", "course", {"dropout": 0.0, "ffn_dropout": 0.0}, True)]
+    for bf16 in (False, True) if bf16_rows else (False,):
+        for name, kind, change, fused in rows:
+            if bf16 and name not in ("torch.nn.Transformer", "course (cpu preset, fused loss)"):
+                continue                                 # bf16: the two headline rows only
+            yield f"{'bf16' if bf16 else 'fp32'}, {name}", kind, change, fused, bf16, False
+    if compile_row:
+        yield "fp32, course under torch.compile", "course", {}, True, False, True
+
+
+def build(kind, change, fused, model_kw, vocab):
+    "A fresh model (seeded) and its loss for one variant."
+    torch.manual_seed(0)
+    kw = {k: v for k, v in model_kw.items() if k not in change}
+    if kind == "torch":                              # the rate applies to the embeddings' dropout too
+        cfg = TransformerConfig(vocab, vocab, **{**kw, "dropout": change["dropout"]})
+        return TorchTransformer(cfg, change["dropout"]), cross_entropy(0.1, cfg.pad_id)
+    return Transformer(TransformerConfig(vocab, vocab, **kw, **change)), LabelSmoothingLoss(0.1, fused=fused)
+
+
+def peak_gflops(device):
+    "The best fp32 matrix-product speed measured here (GFLOP/s), over a few sizes."
+    if device.type != "cpu":
+        return None
+    return max(matmul_gflops(torch.float32, n=n, repeat=5) for n in (256, 512, 1024))
 
 
 def main(argv=None):
@@ -91,54 +162,71 @@ def main(argv=None):
         batches.append((src.to(device), tgt[:, :-1].to(device), tgt[:, 1:].to(device)))
     src_mask = padding_mask(batches[0][0], 0)                        # no padding: every key visible
     tgt_mask = causal_mask(args.tgt_len, device)
-    criterion = LabelSmoothingLoss(0.1)
+
+    peak = peak_gflops(device)
+    fast_bf16 = device.type == "cuda" or matmul_gflops(torch.bfloat16) >= 0.5 * matmul_gflops(torch.float32)
+    bf16_rows = args.bf16 or (fast_bf16 and not args.no_bf16)
 
     runs = {}
-    for name, bf16, fused, dropout, ffn_dropout in variants(model_kw.get("dropout", 0.1)):
-        torch.manual_seed(0)
-        cfg = TransformerConfig(args.vocab, args.vocab, **{**model_kw, "fast_attention": fused, "dropout": dropout,
-                                                            "ffn_dropout": ffn_dropout})
-        model = Transformer(cfg).to(device).train()
+    for name, kind, change, fused, bf16, compiled in variants(model_kw, bf16_rows, args.compile):
+        model, loss = build(kind, change, fused, model_kw, args.vocab)
+        model = model.to(device).train()
         optimizer = torch.optim.Adam(model.parameters(), lr=1e-4, betas=(0.9, 0.98), eps=1e-9)
-        runs[name] = (model, optimizer, bf16)
+        runs[name] = (torch.compile(model) if compiled else model, loss, optimizer, bf16)
 
-    def update(model, optimizer, bf16, batch):
+    def update(model, loss_fn, optimizer, bf16, batch):
         src, tgt_in, tgt_out = batch
         with torch.autocast(device.type, torch.bfloat16, enabled=bf16):
             logits = model(src, tgt_in, src_mask, tgt_mask)
-        criterion(logits, tgt_out).backward()
+        loss_fn(logits, tgt_out).backward()
         optimizer.step()
         optimizer.zero_grad(set_to_none=True)
 
     def sync():
         if device.type == "cuda": torch.cuda.synchronize(device)
 
+    flops = {}
+    for name, (model, loss_fn, optimizer, bf16) in runs.items():    # one counted update each (also a warm-up)
+        counter = FlopCounterMode(display=False)
+        with counter:
+            update(model, loss_fn, optimizer, bf16, batches[0])
+        flops[name] = counter.get_total_flops()
+
     rates = {name: [] for name in runs}
     for _ in range(args.rounds):
-        for name, (model, optimizer, bf16) in runs.items():
+        for name, (model, loss_fn, optimizer, bf16) in runs.items():
             for batch in batches[:args.warmup]:
-                update(model, optimizer, bf16, batch)
+                update(model, loss_fn, optimizer, bf16, batch)
             sync()
             start = time.perf_counter()
             for batch in batches[args.warmup:]:
-                update(model, optimizer, bf16, batch)
+                update(model, loss_fn, optimizer, bf16, batch)
             sync()
             rates[name].append(args.steps * n * args.tgt_len / (time.perf_counter() - start))
 
     base = statistics.median(rates[next(iter(rates))])
     hardware = _hardware(args.device) + ("" if device.type == "cuda" else f", {torch.get_num_threads()} threads")
     print(f"preset {args.preset}: {model_kw}; batches of {n} sentences x {args.tgt_len} target tokens; {hardware}")
-    print(f"{'variant':<50} {'target tokens/s':>16} {'ratio':>7}")
+    if peak:
+        print(f"fp32 matrix-product peak measured here: {peak:,.0f} GFLOP/s")
+    print(f"{'variant':<58} {'target tokens/s':>16} {'ratio':>7} {'GFLOP/s':>9} {'of peak':>8}")
     results = []
     for name, r in rates.items():
         tok_s = statistics.median(r)
+        gflop_s = flops[name] * tok_s / (n * args.tgt_len) / 1e9       # matrix-product work per second
         results.append({"variant": name, "tokens_per_s": round(tok_s), "ratio": round(tok_s / base, 3),
+                        "gflop_per_update": round(flops[name] / 1e9, 2), "gflop_s": round(gflop_s, 1),
+                        "share_of_peak": round(gflop_s / peak, 3) if peak else None,
                         "rounds": [round(x) for x in r]})
-        print(f"{name:<50} {tok_s:>16,.0f} {tok_s / base:>7.2f}")
+        share = f"{gflop_s / peak:8.0%}" if peak else f"{'':>8}"
+        print(f"{name:<58} {tok_s:>16,.0f} {tok_s / base:>7.2f} {gflop_s:>9,.0f} {share}")
     if args.json:
         Path(args.json).write_text(json.dumps({"preset": args.preset, "device": args.device, "hardware": hardware,
+                                               "cpu_capability": cpu_capability() if device.type == "cpu" else None,
+                                               "fp32_peak_gflop_s": round(peak, 1) if peak else None,
                                                "batch_sentences": n, "src_len": args.src_len, "tgt_len": args.tgt_len,
                                                "steps": args.steps, "rounds": args.rounds, "torch": torch.__version__,
+                                               "command": "python tools/bench_training.py " + " ".join(argv or sys.argv[1:]),
                                                "results": results}, indent=1) + "\n")
     return 0
 

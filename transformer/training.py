@@ -125,20 +125,46 @@ def smoothed_targets(target, vocab, smoothing=0.1, pad_id=0):
     q[..., pad_id] = 0.0                                               # <pad> is never a right answer
     return q.masked_fill((target == pad_id).unsqueeze(-1), 0.0)       # padding positions have no target at all
 
+def _smoothed_loss(logp, target, smoothing, pad_id):
+    "Mean over the non-pad positions of -sum_v q_v log p_v, from log-probabilities (batch, len, vocab)."
+    nll = -logp.gather(-1, target.unsqueeze(-1)).squeeze(-1)         # (batch, len): -log p(target)
+    # the other tokens, pad excluded: minus the sum of their log-probabilities
+    others = -(logp.sum(-1) - logp[..., pad_id]) - nll               # (batch, len)
+    loss = (1 - smoothing) * nll + smoothing / (logp.size(-1) - 2) * others   # (batch, len)
+    real = target != pad_id
+    return loss[real].sum() / real.sum().clamp(min=1)
+
+class _FusedSmoothedLoss(torch.autograd.Function):
+    "The same loss; its backward pass writes the gradient (p - q) / n_real in one sweep instead of autograd's chain."
+    @staticmethod
+    def forward(ctx, logits, target, smoothing, pad_id):
+        logp = F.log_softmax(logits.float(), dim=-1)                   # (batch, len, vocab)
+        ctx.save_for_backward(logp, target)
+        ctx.smoothing, ctx.pad_id, ctx.dtype = smoothing, pad_id, logits.dtype
+        return _smoothed_loss(logp, target, smoothing, pad_id)
+
+    @staticmethod
+    def backward(ctx, grad_loss):
+        logp, target = ctx.saved_tensors
+        eps, pad, off = ctx.smoothing, ctx.pad_id, ctx.smoothing / (logp.size(-1) - 2)   # q of a wrong token
+        grad = logp.exp() - off                                        # p - q, for every wrong non-pad token
+        grad[..., pad] += off                                          # q(<pad>) = 0
+        grad.scatter_add_(-1, target.unsqueeze(-1), torch.full_like(logp[..., :1], off - (1 - eps)))  # q(y) = 1 - eps
+        real = (target != pad).unsqueeze(-1)                           # (batch, len, 1): padding gets no gradient
+        grad.mul_(real * (grad_loss / real.sum().clamp(min=1)))
+        return grad.to(ctx.dtype), None, None, None
+
 class LabelSmoothingLoss(nn.Module):
-    "Cross-entropy against `smoothed_targets`, averaged over the non-pad target tokens."
-    def __init__(self, smoothing=0.1, pad_id=0):
+    """Cross-entropy against `smoothed_targets`, averaged over the non-pad target tokens. `fused=True` computes the
+    same loss with a hand-written backward pass (the gradient p - q), which is faster; the training loop uses it."""
+    def __init__(self, smoothing=0.1, pad_id=0, fused=False):
         super().__init__()
-        self.smoothing, self.pad_id = smoothing, pad_id
+        self.smoothing, self.pad_id, self.fused = smoothing, pad_id, fused
 
     def forward(self, logits, target):           # logits (batch, len, vocab), target (batch, len)
+        if self.fused: return _FusedSmoothedLoss.apply(logits, target, self.smoothing, self.pad_id)
         logp = F.log_softmax(logits.float(), dim=-1)                 # (batch, len, vocab)
-        nll = -logp.gather(-1, target.unsqueeze(-1)).squeeze(-1)    # (batch, len): -log p(target)
-        # the other tokens, pad excluded: minus the sum of their log-probabilities
-        others = -(logp.sum(-1) - logp[..., self.pad_id]) - nll      # (batch, len)
-        loss = (1 - self.smoothing) * nll + self.smoothing / (logits.size(-1) - 2) * others   # (batch, len)
-        real = target != self.pad_id
-        return loss[real].sum() / real.sum().clamp(min=1)
+        return _smoothed_loss(logp, target, self.smoothing, self.pad_id)
 
 # %% ../chapters/07_training.ipynb #f0264eb4
 def noam_lr(step, d_model, warmup, factor=1.0):
@@ -382,7 +408,7 @@ def train(model, train_examples, valid_examples, cfg, pad_id, bos_id, eos_id, re
     model.to(device).train()
     sampler = TokenBatchSampler([len(s) for s, _ in train_examples], [len(t) + 1 for _, t in train_examples],
                                 cfg.max_tokens, seed=cfg.seed, rank=rank, world_size=world)
-    criterion, out = LabelSmoothingLoss(cfg.label_smoothing, pad_id), Path(cfg.out_dir)
+    criterion, out = LabelSmoothingLoss(cfg.label_smoothing, pad_id, fused=True), Path(cfg.out_dir)
     state = load_checkpoint(out / "checkpoint.pt") if resume else {}
     plan = state.get("plan")                                 # a planned run keeps its plan when resumed
     # until a plan is fixed (before warmup ends) the rate is Noam's warmup, the same as any linear decay's
@@ -435,7 +461,7 @@ def train(model, train_examples, valid_examples, cfg, pad_id, bos_id, eos_id, re
                 yield make_batch([train_examples[i] for i in indices], pad_id, bos_id, eos_id, device)
 
     stream, start, t_log = batches(), time.time(), time.time()
-    if "precision" not in state: log({"step": step, **precision})   # the choice and why, once per run
+    if state.get("precision") != precision: log({"step": step, **precision})   # the choice and why, when made
     max_steps = min(cfg.max_steps or math.inf, len(sampler) * cfg.max_epochs // cfg.accum_steps)
     if plan: max_steps = min(max_steps, plan["steps"])
     plan_at = max(step + 1, min(cfg.plan_after, cfg.warmup))    # fixed before warmup ends: no rate changes
