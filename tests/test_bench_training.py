@@ -32,7 +32,8 @@ def test_every_variant_is_timed_and_written(tmp_path, capsys, bf16, rows):
     results = written["results"]
     assert len(results) == rows and len({r["variant"] for r in results}) == rows
     assert results[0]["variant"] == "fp32, torch.nn.Transformer" and results[0]["ratio"] == 1.0
-    assert all(r["tokens_per_s"] > 0 and r["gflop_per_update"] > 0 and 0 < r["share_of_peak"] for r in results)
+    assert all(r["tokens_per_s"] > 0 and r["gflop_per_update"] > 0 and 0 < r["share_of_peak"] and r["first_update_s"] > 0
+               for r in results)
     assert written["fp32_peak_gflop_s"] > 0 and written["cpu_capability"]
     assert (rows == 9) == any(r["variant"].startswith("bf16") for r in results)
     printed = capsys.readouterr().out
@@ -52,12 +53,14 @@ def test_both_models_do_the_same_matrix_work(tmp_path):
 
 def test_rows_train_the_way_their_names_say(monkeypatch):
     "Per update: the model's class, the logits' dtype, the fused kernel, the dropout rates, the loss."
-    seen, sdpa_calls = [], []
+    seen, sdpa_calls = {}, []
     sdpa = F.scaled_dot_product_attention
     monkeypatch.setattr(F, "scaled_dot_product_attention", lambda *a, **k: sdpa_calls.append(1) or sdpa(*a, **k))
 
     def spy_build(kind, change, fused, model_kw, vocab):
         model, loss = build(kind, change, fused, model_kw, vocab)
+        row = len(seen)                                  # models are built in the order of the rows
+        seen[row] = None
         forward = model.forward
 
         def spied(*a, **k):
@@ -70,7 +73,7 @@ def test_rows_train_the_way_their_names_say(monkeypatch):
                 layer = model.stacks.encoder.layers[0]
                 ffn, attn = {layer.dropout.p}, {layer.self_attn.dropout}
             fused_loss = isinstance(loss, LabelSmoothingLoss) and loss.fused
-            seen.append((type(model).__name__, logits.dtype, bool(sdpa_calls), ffn, attn, fused_loss))
+            seen[row] = seen[row] or (type(model).__name__, logits.dtype, bool(sdpa_calls), ffn, attn, fused_loss)
             return logits
         model.forward = spied
         return model, loss
@@ -78,7 +81,7 @@ def test_rows_train_the_way_their_names_say(monkeypatch):
     build = bench_training.build
     monkeypatch.setattr(bench_training, "build", spy_build)
     bench_training.main(SMALL + ["--bf16"])
-    by_row = dict(zip([name for name, *_ in bench_training.variants({"dropout": 0.1}, True, False)], seen))
+    by_row = dict(zip([name for name, *_ in bench_training.variants({"dropout": 0.1}, True, False)], seen.values()))
     assert by_row["fp32, torch.nn.Transformer"] == ("TorchTransformer", torch.float32, True, {0.1}, {0.1}, False)
     assert by_row["fp32, torch.nn.Transformer, dropout 0"][3:5] == ({0.0}, {0.0})
     assert by_row["fp32, course (cpu preset, fused loss)"] == ("Transformer", torch.float32, False, {0.1}, {0.0}, True)

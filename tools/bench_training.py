@@ -20,7 +20,8 @@ they differ in the encoder and decoder stacks, the loss, the dropout and the ari
                           dropout places, no dropout at all (for both models), torch.compile
 
 Each row gives target tokens per second, the ratio to torch.nn.Transformer in fp32 (the first
-row), and the matrix-product work an update does (counted by torch.utils.flop_counter) per
+row), the seconds of the first update (torch.compile compiles in it), and the matrix-product
+work an update does (counted by torch.utils.flop_counter) per
 second, as a share of the best fp32 matrix-product speed measured on this machine before the
 variants run. bf16 rows are added where a bf16 matrix product is at least half as fast as an
 fp32 one (--bf16 always, --no-bf16 never). Nothing is asserted; --json writes the numbers.
@@ -33,6 +34,7 @@ examples:
 """
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
@@ -47,6 +49,9 @@ from transformer.attention import causal_mask, padding_mask
 from transformer.model import Transformer, TransformerConfig
 from transformer.training import LabelSmoothingLoss, cpu_capability, matmul_gflops
 from transformer.translate import PRESETS, _hardware
+
+
+RESTRICTIONS = ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA", "MKL_ENABLE_INSTRUCTIONS")   # kernels switched off
 
 
 def parse_args(argv):
@@ -185,11 +190,17 @@ def main(argv=None):
     def sync():
         if device.type == "cuda": torch.cuda.synchronize(device)
 
-    flops = {}
-    for name, (model, loss_fn, optimizer, bf16) in runs.items():    # one counted update each (also a warm-up)
-        counter = FlopCounterMode(display=False)
+    flops, first = {}, {}
+    for name, (model, loss_fn, optimizer, bf16) in runs.items():    # a first update each (torch.compile compiles)
+        sync()
+        start = time.perf_counter()
+        update(model, loss_fn, optimizer, bf16, batches[0])
+        sync()
+        first[name] = time.perf_counter() - start
+        counter = FlopCounterMode(display=False)                    # then one whose matrix products are counted
         with counter:
-            update(model, loss_fn, optimizer, bf16, batches[0])
+            update(runs[name][0] if not name.endswith("torch.compile") else model._orig_mod, loss_fn, optimizer,
+                   bf16, batches[0])
         flops[name] = counter.get_total_flops()
 
     rates = {name: [] for name in runs}
@@ -205,7 +216,7 @@ def main(argv=None):
             rates[name].append(args.steps * n * args.tgt_len / (time.perf_counter() - start))
 
     base = statistics.median(rates[next(iter(rates))])
-    hardware = _hardware(args.device) + ("" if device.type == "cuda" else f", {torch.get_num_threads()} threads")
+    hardware = _hardware(args.device)                                 # names the CPU's threads and capability
     print(f"preset {args.preset}: {model_kw}; batches of {n} sentences x {args.tgt_len} target tokens; {hardware}")
     if peak:
         print(f"fp32 matrix-product peak measured here: {peak:,.0f} GFLOP/s")
@@ -217,6 +228,7 @@ def main(argv=None):
         results.append({"variant": name, "tokens_per_s": round(tok_s), "ratio": round(tok_s / base, 3),
                         "gflop_per_update": round(flops[name] / 1e9, 2), "gflop_s": round(gflop_s, 1),
                         "share_of_peak": round(gflop_s / peak, 3) if peak else None,
+                        "first_update_s": round(first[name], 4),
                         "rounds": [round(x) for x in r]})
         share = f"{gflop_s / peak:8.0%}" if peak else f"{'':>8}"
         print(f"{name:<58} {tok_s:>16,.0f} {tok_s / base:>7.2f} {gflop_s:>9,.0f} {share}")
@@ -226,7 +238,9 @@ def main(argv=None):
                                                "fp32_peak_gflop_s": round(peak, 1) if peak else None,
                                                "batch_sentences": n, "src_len": args.src_len, "tgt_len": args.tgt_len,
                                                "steps": args.steps, "rounds": args.rounds, "torch": torch.__version__,
-                                               "command": "python tools/bench_training.py " + " ".join(argv or sys.argv[1:]),
+                                               "command": " ".join([f"{k}={os.environ[k]}" for k in RESTRICTIONS
+                                                                    if os.environ.get(k)] + ["python tools/bench_training.py"]
+                                                                   + (argv or sys.argv[1:])),
                                                "results": results}, indent=1) + "\n")
     return 0
 
