@@ -836,3 +836,30 @@ def test_compiled_training_matches_eager(tmp_path):
     eager, compiled = ([r["train_loss"] for r in h if "train_loss" in r] for h in histories)
     assert len(eager) == 4 and compiled == pytest.approx(eager, rel=1e-4)
     assert histories[1][-1]["valid_loss"] == pytest.approx(histories[0][-1]["valid_loss"], rel=1e-4)
+
+
+def test_cpu_capability_names_level_bf16_instructions_and_restrictions(monkeypatch):
+    for k in ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA", "MKL_ENABLE_INSTRUCTIONS"):
+        monkeypatch.delenv(k, raising=False)
+    monkeypatch.setattr(torch.backends.cpu, "get_cpu_capability", lambda: "AVX2")
+    text = training.cpu_capability()
+    try:
+        flags = set(Path("/proc/cpuinfo").read_text().split())
+    except OSError:
+        flags = set()
+    bf16 = [f for f in ("amx_bf16", "avx512_bf16", "bf16") if f in flags]
+    assert text == "AVX2, " + (" ".join(bf16) if bf16 else "no bf16 instructions")
+    monkeypatch.setenv("ONEDNN_MAX_CPU_ISA", "AVX2")
+    assert training.cpu_capability().endswith("(restricted: ONEDNN_MAX_CPU_ISA=AVX2)")
+
+
+def test_lr_schedule_is_noam_or_the_linear_decay():
+    noam, linear = training.lr_schedule(512, 100), training.lr_schedule(512, 100, 2.0, decay_steps=400)
+    for s in (1, 50, 100, 101, 250, 400):
+        assert noam(s) == pytest.approx(512 ** -0.5 * min(s ** -0.5, s * 100 ** -1.5))
+        peak = 2.0 * 512 ** -0.5 * 100 ** -0.5
+        expected = 2.0 * 512 ** -0.5 * s * 100 ** -1.5 if s <= 100 else peak * (401 - s) / 301
+        assert linear(s) == pytest.approx(expected)
+    assert linear(401) == 0.0
+    with pytest.raises(ValueError, match="larger than warmup"):
+        training.lr_schedule(512, 100, decay_steps=100)
