@@ -649,8 +649,12 @@ def test_choose_precision_on_cuda_asks_the_gpu(monkeypatch, supported, expected)
     assert choose_precision("auto", "cuda", never, never)[0] == expected
 
 
-def test_matmul_gflops_measures_something():
-    assert 0 < matmul_gflops(torch.float32, n=64) < 1e6
+def test_matmul_gflops_divides_the_products_flops_by_its_best_time(monkeypatch):
+    "With a clock that ticks 2 ms per reading, each product takes 2 ms: (n, n) @ (n, 4n) is 8 n^3 FLOPs."
+    monkeypatch.setattr(training, "time", FakeClock(0.002))
+    assert matmul_gflops(torch.float32, n=64) == pytest.approx(8 * 64 ** 3 / 0.002 / 1e9)
+    monkeypatch.undo()
+    assert 0 < matmul_gflops(torch.bfloat16, n=64) < 1e6                  # and the real clock gives a speed
 
 
 def test_update_timing_leaves_no_trace():
@@ -768,6 +772,8 @@ def test_planned_run_resumes_exactly_plan_included(tmp_path, monkeypatch):
 def test_fit_to_time_needs_a_time_limit(tmp_path):
     with pytest.raises(ValueError, match="max_minutes"):
         train(tiny_model(), DATA, [], config(tmp_path, fit_to_time=True), PAD, BOS, EOS)
+    with pytest.raises(ValueError, match="plans its own decay_steps"):
+        train(tiny_model(), DATA, [], config(tmp_path, fit_to_time=True, max_minutes=1, decay_steps=50), PAD, BOS, EOS)
 
 
 def test_evaluate_matches_one_big_batch():

@@ -313,6 +313,10 @@ def test_a_timed_cpu_run_plans_its_length_and_says_so(tmp_path, DATA):
     assert info["planned_steps"] == plan["steps"] and info["step"] <= plan["steps"]
     assert info["schedule"] == f"linear to 0 at {plan['steps']}, warmup 10, factor 0.5"
     assert info["train_minutes"] <= 0.35
+    assert torch.backends.cpu.get_cpu_capability() in info["hardware"] and "threads" in info["hardware"]
+    r = command("train", "--config", "cpu", "--data", DATA, "--out", tmp_path / "typed", "--max-minutes", 0.25,
+                "--decay-steps", 500)
+    assert "plans its own decay_steps" in one_line_error(r)
 
 
 def test_command_line_overrides_reach_the_run(tmp_path, DATA):

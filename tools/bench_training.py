@@ -199,8 +199,7 @@ def main(argv=None):
         first[name] = time.perf_counter() - start
         counter = FlopCounterMode(display=False)                    # then one whose matrix products are counted
         with counter:
-            update(runs[name][0] if not name.endswith("torch.compile") else model._orig_mod, loss_fn, optimizer,
-                   bf16, batches[0])
+            update(getattr(model, "_orig_mod", model), loss_fn, optimizer, bf16, batches[0])   # uncompiled
         flops[name] = counter.get_total_flops()
 
     rates = {name: [] for name in runs}

@@ -404,6 +404,8 @@ def train(model, train_examples, valid_examples, cfg, pad_id, bos_id, eos_id, re
     `resume=True` continues the run saved in `cfg.out_dir` exactly. Runs unchanged under torchrun (DDP)."""
     rank, world, device, created = _setup_distributed(cfg)
     if cfg.fit_to_time and cfg.max_minutes is None: raise ValueError("fit_to_time needs max_minutes")
+    if cfg.fit_to_time and cfg.decay_steps is not None:      # the plan sets it; a typed value would be ignored
+        raise ValueError("a run with fit_to_time plans its own decay_steps: leave it unset (max_steps caps the plan)")
     torch.manual_seed(cfg.seed + rank)                       # dropout differs across ranks, not across runs
     model.to(device).train()
     sampler = TokenBatchSampler([len(s) for s, _ in train_examples], [len(t) + 1 for _, t in train_examples],

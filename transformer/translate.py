@@ -199,7 +199,7 @@ def train_main(argv=None):
     p.add_argument("--max-steps", type=int, help="stop after this many updates")
     p.add_argument("--max-tokens", type=int, help="tokens per batch and side (default: the preset's)")
     p.add_argument("--decay-steps", type=int, help="learning rate falls linearly to 0 at this update "
-                   "(default: the preset's)")
+                   "(default: the preset's; timed presets plan it themselves)")
     p.add_argument("--warmup", type=int, help="updates of learning-rate warmup (default: the preset's)")
     p.add_argument("--precision", choices=["auto", "fp32", "bf16"], help="arithmetic of the matrix products; auto "
                    "(the default) measures which is faster here, and a resumed run keeps the choice it made")
