@@ -10,6 +10,7 @@ import torch
 from torch import nn
 
 LEARNER = "<cell"          # file name prefix of code compiled from the learner's cells
+NOTEBOOK_PATH = None       # the notebook being graded (set in each question's process)
 
 
 class Miss(Exception):
@@ -30,12 +31,14 @@ class Question:
     title: str
     check: callable
     forbid: tuple = field(default_factory=tuple)   # dotted names the learner's cell may not use
+    timeout: float | None = None                   # seconds this question may take, if more than the grader's limit
 
 
-def question(registry, number, points, title, forbid=()):
-    "Decorator: register `check(ns)` as question `number` worth `points`."
+def question(registry, number, points, title, forbid=(), timeout=None):
+    """Decorator: register `check(ns)` as question `number` worth `points`. `timeout` raises the time
+    limit for this one question (a training run); the grader's own limit applies when it is larger."""
     def register(check):
-        registry.append(Question(number, points, title, check, tuple(forbid)))
+        registry.append(Question(number, points, title, check, tuple(forbid), timeout))
         return check
     return register
 
@@ -118,6 +121,56 @@ def check_number(ns, name, expected, rel=1e-3, abs_tol=1e-4):
         raise Miss("wrong value", f"`{name}` = {got:.6g} is {direction} (a relative error up to {rel:g} is accepted).")
 
 
+def check_choice(ns, name, correct, options):
+    """Multiple choice: the learner's `name` must be the letter `correct` (one of `options`, e.g. "abcd").
+    Upper or lower case and surrounding spaces or brackets are accepted; the hint never names the answer."""
+    value = ns.get(name)
+    if value is None:
+        raise Miss("not answered yet", f"Set `{name}` to one letter out of {', '.join(repr(o) for o in options)}.")
+    letter = value.strip().strip("()[]. ").lower() if isinstance(value, str) else None
+    if letter not in options:
+        raise Miss(f"`{name}` is not one of the options",
+                   f"Got {value!r}; answer with one letter out of {', '.join(repr(o) for o in options)}.")
+    if letter != correct:
+        raise Miss("wrong choice", f"`{name}` = {letter!r} is not the answer; rerun the experiment the question "
+                                   "describes and compare the options with what you measure.")
+
+
+def check_choices(ns, name, correct, options):
+    """Several right options: the learner's `name` must be a string or collection of letters naming exactly
+    the options in `correct` (e.g. "ac" or ["a", "c"]). The hint says how many were wrong, not which."""
+    value = ns.get(name)
+    if value is None:
+        raise Miss("not answered yet", f"Set `{name}` to the letters of every true statement, e.g. \"ab\".")
+    if isinstance(value, str):
+        letters = {c for c in value.lower() if c.isalpha()}
+    elif isinstance(value, (list, tuple, set, frozenset)) and all(isinstance(v, str) for v in value):
+        letters = {v.strip().lower() for v in value}
+    else:
+        raise Miss(f"`{name}` is not a string of letters", f"Got a {type(value).__name__}.")
+    unknown = sorted(letters - set(options))
+    if unknown:
+        raise Miss(f"`{name}` names options that do not exist", f"Unknown: {unknown}; options are {sorted(options)}.")
+    wrong = len(letters ^ set(correct))
+    if wrong:
+        raise Miss("wrong choice", f"{wrong} of the {len(options)} statements are judged wrongly.")
+
+
+def need_buffer(module, name, what, dtype=None):
+    """`module.<name>` must be a buffer (moves with .to(), is not trained), not a parameter or a plain attribute."""
+    buffers, params = dict(module.named_buffers()), dict(module.named_parameters())
+    if name in params:
+        raise Miss(f"{what}: `{name}` is a parameter", "A fixed table is not trained: register it with "
+                                                       "self.register_buffer, so the optimizer never sees it.")
+    if name not in buffers:
+        raise Miss(f"{what}: `{name}` is not a buffer", "Keep the table with self.register_buffer(...): a plain "
+                                                        "attribute stays behind when the module moves with .to() or "
+                                                        ".double().")
+    if dtype is not None and buffers[name].dtype != dtype:
+        raise Miss(f"{what}: `{name}` has dtype {buffers[name].dtype}", f"Expected {dtype}.")
+    return buffers[name]
+
+
 # ---------------------------------------------------------------- comparisons
 def _preview(t, n=4):
     flat = t.detach().reshape(-1)[:n].tolist()
@@ -143,6 +196,13 @@ def same(got, expected, what, case="", atol=1e-5, rtol=1e-4):
                    f"Expected shape {tuple(expected.shape)}, got {tuple(got.shape)}.")
     if expected.dtype == torch.bool and got.dtype != torch.bool:
         raise Miss(f"{what} is not a boolean tensor{where}", f"Got dtype {got.dtype}; masks are torch.bool.")
+    if not expected.is_floating_point() and expected.dtype != torch.bool and got.dtype != expected.dtype:
+        # ids must keep their integer dtype: compared after a cast, float ids would pass and then fail in nn.Embedding
+        raise Miss(f"{what} has dtype {got.dtype}, not {expected.dtype}{where}",
+                   "Token ids and other integer results keep their integer dtype (torch.long): "
+                   "build them from integer tensors, e.g. torch.full_like(ids, value) or torch.cat of long tensors.")
+    if expected.is_floating_point() and not (got.is_floating_point() or got.is_complex()):
+        raise Miss(f"{what} has dtype {got.dtype}, not a floating-point dtype{where}", f"Expected {expected.dtype}.")
     if expected.dtype == torch.bool or not expected.is_floating_point():
         if not torch.equal(got.to(expected.dtype), expected):
             bad = (got.to(expected.dtype) != expected).nonzero()[0].tolist()

@@ -100,7 +100,7 @@ def _run_question(q, setup, source):
     return True, "", ""
 
 
-def _child(conn, q, setup, source):
+def _child(conn, q, setup, source, path=None):
     try:
         if hasattr(os, "setpgrp"):
             os.setpgrp()                             # own process group: a time-out also ends what it started
@@ -111,6 +111,7 @@ def _child(conn, q, setup, source):
         sys.stdout = sys.stderr = out
         import torch
         torch.set_num_threads(1)
+        checks.NOTEBOOK_PATH = path
         passed, reason, hint = _run_question(q, setup, source)
         if checks.USED:
             passed, reason, hint = False, "uses the package's own answer", \
@@ -124,13 +125,13 @@ def _child(conn, q, setup, source):
         os._exit(0)                                  # no atexit handlers, no flushing of learner state
 
 
-def grade_question(q, setup, source, timeout):
-    "Grade one question in a forked process; never raises."
+def grade_question(q, setup, source, timeout, path=None):
+    "Grade one question in a forked process; never raises. `path`: the notebook (the capstone reads its neighbours)."
     if source is None:
         return False, "cell not found", f"No code cell starts with `# Question {q.number} (...)`."
     ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     receive, send = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child, args=(send, q, setup, source), daemon=True)
+    proc = ctx.Process(target=_child, args=(send, q, setup, source, path), daemon=True)
     proc.start()
     send.close()
     try:
@@ -151,8 +152,10 @@ def grade_question(q, setup, source, timeout):
         receive.close()
 
 
-def grade(path, timeout=30.0):
-    "Grade the notebook at `path`; returns the result as a dict (its fields: grader/README.md)."
+def grade(path, timeout=30.0, only=None):
+    """Grade the notebook at `path`; returns the result as a dict (its fields: grader/README.md).
+    `only`: grade just these question numbers (each question is graded on its own, so the others'
+    results would not change)."""
     from .questions import chapter
     nb = notebook.read(path)
     name = notebook.chapter_of(nb, path)
@@ -160,10 +163,13 @@ def grade(path, timeout=30.0):
     if chap is None:
         raise ValueError(f"{path}: not an exercise notebook (no grader.chapter in its metadata and no NN_ in its name)")
     setup, sources = notebook.cells(nb)
+    if only is not None:
+        questions = [q for q in questions if q.number in set(only)]
     results = []
     for q in questions:
         start = time.perf_counter()
-        passed, reason, hint = grade_question(q, setup, sources.get(q.number), timeout)
+        limit = max(timeout, q.timeout or 0)
+        passed, reason, hint = grade_question(q, setup, sources.get(q.number), limit, Path(path).resolve())
         results.append(dict(number=q.number, title=q.title, points=q.points if passed else 0,
                             max_points=q.points, passed=passed, reason=reason, hint=hint,
                             seconds=round(time.perf_counter() - start, 2)))

@@ -6,8 +6,10 @@ codes, the printed table, --hints, --timeout, --json, `check`). Nothing here wri
 repository: edited notebooks live in pytest's tmp_path.
 
 Wrong answers are files in tests/wrong_answers/, named NN_qK_what.py: the whole code cell of
-question K of solutions/NN_*.ipynb, first line (the `# Question K ...` header) included. A new
-file there is a new test.
+question K of solutions/NN_*.ipynb, first line (the `# Question K ...` header) included, second
+line `# WRONG: why`. A new file there is a new test. tests/right_answers/ holds correct answers
+written differently from the solution (einsum, loops, numpy numbers, ...), in the same format
+with `# RIGHT: how`: each must keep its question's full points.
 """
 import json
 import os
@@ -28,6 +30,7 @@ from grader.questions import NOTEBOOKS, chapter
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = sorted((ROOT / "solutions").glob("*.ipynb"))
 WRONG = sorted((ROOT / "tests" / "wrong_answers").glob("*.py"))
+RIGHT = sorted((ROOT / "tests" / "right_answers").glob("*.py"))
 TIMEOUT = 20.0          # per question; generous on a busy machine, the tests below never come close
 
 
@@ -195,11 +198,14 @@ def test_build_stubs():
 
 # ---------------------------------------------------------------- 4: wrong answers lose exactly their points
 def wrong_notebook(path, tmp_path):
+    "(solution, question number, notebook with that question's cell replaced by the file's)."
     nn, number = re.match(r"(\d\d)_q(\d+)_", path.name).groups()
     sol, number = solution(nn), int(number)
     body = path.read_text()
     header = notebook.first_line(question_cells(nbformat.read(str(sol), as_version=4))[number].source)
     assert body.split("\n", 1)[0] == header, f"{path.name} must start with the cell's first line: {header}"
+    kind = "# WRONG:" if path.parent.name == "wrong_answers" else "# RIGHT:"
+    assert body.split("\n")[1].startswith(kind), f"{path.name}: the second line must start with {kind!r}"
     return sol, number, replace_cell(sol, number, body, tmp_path, path.stem, header=False)
 
 
@@ -234,17 +240,30 @@ def test_the_beam_search_models_make_greedy_decoding_wrong():
     assert len(set(lengths)) > 1 and min(lengths) < 10 and max(lengths) == 10
 
 
+# Only the changed question is graded: every question runs alone on the setup cell and its own cell,
+# so the others' results are those of the solution (test_solution_scores_full_marks).
 @pytest.mark.parametrize("path", WRONG, ids=lambda p: p.stem)
 def test_wrong_answer_loses_exactly_its_question(path, tmp_path):
     sol, number, nb = wrong_notebook(path, tmp_path)
-    result = grade(nb, timeout=TIMEOUT)
-    want = {**full_marks(sol.name[:2]), number: 0}
-    assert points(result) == want, [(q["number"], q["reason"], q["hint"]) for q in result["questions"]]
+    result = grade(nb, timeout=TIMEOUT, only=[number])
+    assert points(result) == {number: 0}, [(q["number"], q["reason"], q["hint"]) for q in result["questions"]]
     [miss] = [q for q in result["questions"] if not q["passed"]]
     assert miss["reason"] and miss["hint"], miss
     own = path.read_text()                           # the learner's own lines may be quoted back
     leaked = [line for line in solution_lines(sol) if line in miss["hint"] + miss["reason"] and line not in own]
     assert not leaked, leaked
+
+
+def test_there_are_right_alternatives_for_every_exercise():
+    assert {p.name[:2] for p in RIGHT} >= {p.name[:2] for p in SOLUTIONS if p.name[:2] != "09"}
+
+
+@pytest.mark.parametrize("path", RIGHT, ids=lambda p: p.stem)
+def test_right_alternative_keeps_its_points(path, tmp_path):
+    sol, number, nb = wrong_notebook(path, tmp_path)
+    result = grade(nb, timeout=TIMEOUT, only=[number])
+    [q] = result["questions"]
+    assert q["passed"] and q["points"] == full_marks(sol.name[:2])[number], (q["reason"], q["hint"])
 
 
 # ---------------------------------------------------------------- 5: robustness
