@@ -7,6 +7,7 @@
 #   make lab       open the chapters in JupyterLab
 #   make nbtest    run every chapter with nbdev-test
 #   make grade EX=exercises/01_attention.ipynb     grade one exercise
+#   make grades    one table of all exercises graded so far (points and misses)
 #   make exercises regenerate exercises/ from solutions/
 #
 # Using an environment of your own (e.g. conda, see environment.yml) instead of .venv:
@@ -33,7 +34,7 @@ else
 STAMP :=
 endif
 
-.PHONY: setup export book site mathjax test nbtest lab exercises grade clean distclean
+.PHONY: setup export book site mathjax test nbtest lab exercises grade grades clean distclean
 
 setup: $(STAMP)
 
@@ -88,6 +89,10 @@ exercises: $(STAMP)
 grade: $(STAMP)
 	@test -n "$(EX)" || { echo "usage: make grade EX=exercises/01_attention.ipynb"; exit 2; }
 	$(BIN)/python -m grader grade $(EX)
+
+# One table of every exercise's points and misses, from the results `make grade` wrote to grades/.
+grades: $(STAMP)
+	$(BIN)/python -m grader report
 
 clean:
 	rm -rf _build

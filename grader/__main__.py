@@ -1,4 +1,4 @@
-"""Command line: python -m grader {build,check,grade}."""
+"""Command line: python -m grader {build,check,grade,report}."""
 import argparse
 import os
 import sys
@@ -26,7 +26,20 @@ def main(argv=None):
     g.add_argument("--hints", action="store_true", help="explain each miss: the input that failed, expected vs got")
     g.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
                    help="time limit for each question (default: 30)")
+    r = sub.add_parser("report", help="one table of every exercise's points and misses, from the JSON results",
+                       description="Print one table of all exercises (points, maximum, missed questions) from the "
+                                   "JSON files that `grade` writes. Grades nothing itself.")
+    r.add_argument("--json-dir", metavar="DIR", default="grades", help="folder of the JSON results (default: grades)")
     args = parser.parse_args(argv)
+
+    if args.command == "report":
+        if not Path(args.json_dir).is_dir():
+            print(f"error: {args.json_dir} is not a folder: grade an exercise first "
+                  "(make grade EX=exercises/01_attention.ipynb)", file=sys.stderr)
+            return 2
+        from .grade import report
+        print(report(args.json_dir))
+        return 0
 
     if args.command in ("build", "check"):
         from .build import ROOT, build, stale

@@ -197,3 +197,39 @@ def write_json(result, path):
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(result, indent=1) + "\n")
+
+
+def report(json_dir="grades", exercises_dir=None):
+    """One table of every exercise from the JSON results in `json_dir`: points, maximum, and the questions
+    missed with their reasons. Exercises without a result are listed as not graded yet; a result older
+    than its notebook is marked so."""
+    from .build import ROOT
+    from .questions import NOTEBOOKS, chapter
+    json_dir = Path(json_dir)
+    exercises_dir = Path(exercises_dir) if exercises_dir else ROOT / "exercises"
+    rows, total, most = [], 0, 0
+    for name in NOTEBOOKS:
+        _, questions = chapter(name)
+        top = sum(q.points for q in questions)
+        most += top
+        path = json_dir / f"{name}.json"
+        if not path.is_file():
+            rows.append((name, "-", str(top), "not graded yet"))
+            continue
+        try:
+            result = json.loads(path.read_text())
+            score, misses = int(result["score"]), [q for q in result["questions"] if not q["passed"]]
+        except (ValueError, KeyError, TypeError):
+            rows.append((name, "?", str(top), f"unreadable result {path}"))
+            continue
+        total += score
+        note = "; ".join(f"q{q['number']}: {q['reason']}" for q in misses) or "all done"
+        notebook_file = exercises_dir / f"{name}.ipynb"
+        if notebook_file.is_file() and notebook_file.stat().st_mtime > path.stat().st_mtime:
+            note += "  (notebook changed since: grade it again)"
+        rows.append((name, str(score), str(top), note))
+    rows.append(("total", str(total), str(most), ""))
+    head = ("Exercise", "Points", "Of", "Misses")
+    w = [max(len(r[i]) for r in rows + [head]) for i in range(3)]
+    lines = [f"  {r[0]:<{w[0]}}  {r[1]:>{w[1]}}  {r[2]:>{w[2]}}  {r[3]}".rstrip() for r in [head] + rows]
+    return "\n".join(lines)

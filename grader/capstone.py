@@ -1,0 +1,221 @@
+"""The capstone: your own Transformer, built from your answers to exercises 1 to 5, learns chapter 7's toy task.
+
+`load_pieces(folder)` runs the setup cell and one question cell of each exercise notebook in `folder` and
+wires the answers together: your multi-head attention calls your attention, your encoder layer builds your
+multi-head attention, feed-forward network and residual connections, and so on. `train_and_score` trains a
+model on the reversal task with the package's training loop and decodes it with the package's greedy
+decoder; `compare` does it for your model and for the package's `Transformer` with the same budget and
+seed; `culprit` swaps your pieces for the package's one at a time and names the first swap that makes your
+model learn.
+"""
+import contextlib
+import io
+import math
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+from torch import nn
+
+from . import notebook
+from .checks import LEARNER
+
+PAD, UNK, BOS, EOS = 0, 1, 2, 3
+
+
+@dataclass(frozen=True)
+class Piece:
+    name: str          # what the piece is, in words
+    exercise: str      # the notebook's NN_ prefix
+    question: int
+    defines: str       # the name the question's cell defines
+    package: str       # the package's own version, as a dotted name
+
+    @property
+    def where(self):
+        return f"exercise {int(self.exercise)}, question {self.question} (`{self.defines}`)"
+
+
+# Inner pieces first: when several are wrong, the first swap that helps names the innermost culprit.
+PIECES = [
+    Piece("attention", "01", 3, "scaled_dot_product_attention", "transformer.attention.scaled_dot_product_attention"),
+    Piece("multi-head attention", "02", 3, "MultiHeadAttention", "transformer.multi_head.MultiHeadAttention"),
+    Piece("sinusoidal encoding", "03", 1, "sinusoidal_encoding", "transformer.embeddings.sinusoidal_encoding"),
+    Piece("embeddings", "03", 2, "Embeddings", "transformer.embeddings.Embeddings"),
+    Piece("positional encoding", "03", 3, "PositionalEncoding", "transformer.embeddings.PositionalEncoding"),
+    Piece("feed-forward network", "04", 1, "FeedForward", "transformer.encoder.FeedForward"),
+    Piece("residual connection and LayerNorm", "04", 2, "SublayerConnection", "transformer.encoder.SublayerConnection"),
+    Piece("encoder layer", "04", 3, "EncoderLayer", "transformer.encoder.EncoderLayer"),
+    Piece("decoder layer", "05", 3, "DecoderLayer", "transformer.decoder.DecoderLayer"),
+]
+
+# In the namespace of a piece's cell: the name the cell imports from the package -> the piece it stands for.
+WIRING = {
+    "MultiHeadAttention": {"scaled_dot_product_attention": "scaled_dot_product_attention"},
+    "PositionalEncoding": {"package_sinusoidal_encoding": "sinusoidal_encoding"},
+    "EncoderLayer": {"MultiHeadAttention": "MultiHeadAttention", "PackageFeedForward": "FeedForward",
+                     "PackageSublayerConnection": "SublayerConnection"},
+    "DecoderLayer": {"MultiHeadAttention": "MultiHeadAttention", "FeedForward": "FeedForward",
+                     "SublayerConnection": "SublayerConnection"},
+}
+
+
+class NotAnswered(Exception):
+    "A piece's question cell is missing or still raises NotImplementedError."
+    def __init__(self, piece, why):
+        super().__init__(f"{piece.where} {why}")
+        self.piece = piece
+
+
+def _package(piece):
+    module, name = piece.package.rsplit(".", 1)
+    return getattr(__import__(module, fromlist=[name]), name)
+
+
+def package_pieces():
+    "Every piece from the package: what a correct set of answers behaves like."
+    return {p.defines: _package(p) for p in PIECES}
+
+
+STUB = "# YOUR CODE HERE\n"                # what `python -m grader build` leaves where the answer goes
+
+
+def _run_cell(path, number):
+    """The namespace after running the notebook's setup cell and question `number`'s cell. A cell that still
+    holds the exercise's stub raises NotImplementedError at once (a class's stub would only raise when built)."""
+    setup, sources = notebook.cells(notebook.read(path))
+    if number not in sources:
+        raise KeyError(number)
+    if STUB in sources[number]:
+        raise NotImplementedError
+    ns = {"__name__": "__main__", "__builtins__": __builtins__}
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(compile(setup, f"{LEARNER} {Path(path).name} setup>", "exec"), ns)
+        exec(compile(sources[number], f"{LEARNER} {Path(path).name} question {number}>", "exec"), ns)
+    return ns
+
+
+def load_pieces(folder, use_package=()):
+    """{name: object} of your pieces, read from the exercise notebooks in `folder` and wired to each other.
+    Pieces named in `use_package` (by `Piece.defines`) come from the package instead. Raises NotAnswered
+    when a piece's notebook or cell is missing or its cell raises."""
+    folder, pieces, spaces = Path(folder), {}, {}
+    for piece in PIECES:
+        if piece.defines in use_package:
+            pieces[piece.defines] = _package(piece)
+            continue
+        found = sorted(folder.glob(f"{piece.exercise}_*.ipynb"))
+        if not found:
+            raise NotAnswered(piece, f"has no notebook in {folder}")
+        try:
+            ns = _run_cell(found[0], piece.question)
+        except KeyError:
+            raise NotAnswered(piece, "has no cell") from None
+        except NotImplementedError:
+            raise NotAnswered(piece, "is not answered yet") from None
+        except Exception as e:
+            raise NotAnswered(piece, f"raises {type(e).__name__}: {str(e)[:80]}") from None
+        if piece.defines not in ns:
+            raise NotAnswered(piece, f"does not define `{piece.defines}`")
+        pieces[piece.defines], spaces[piece.defines] = ns[piece.defines], ns
+    for name, ns in spaces.items():                 # your pieces call your other pieces
+        for imported, piece_name in WIRING.get(name, {}).items():
+            ns[imported] = pieces[piece_name]
+    return pieces
+
+
+# ---------------------------------------------------------------- the task and the budget
+TASK = dict(vocab=14, max_len=8)                     # chapter 7's reversal task: 10 symbols, 2 to 8 of them
+MODEL = dict(d_model=64, n_layers=1, h=4, d_ff=256, dropout=0.1)   # chapter 7's toy model
+BUDGET = dict(max_steps=400, max_tokens=2048, warmup=100, lr_factor=1.0)
+
+
+def data(train_size=3000, test_size=200):
+    "(training pairs, held-out test pairs) of the reversal task; no test source occurs in training."
+    from transformer.training import reverse_task
+    train = reverse_task(train_size, vocab_size=TASK["vocab"], max_len=TASK["max_len"], seed=0)
+    seen = {tuple(s) for s, _ in train}
+    test = list({tuple(s): (s, t) for s, t in reverse_task(4 * test_size, vocab_size=TASK["vocab"],
+                                                              max_len=TASK["max_len"], seed=1)
+                 if tuple(s) not in seen}.values())
+    return train, test[:test_size]
+
+
+def config():
+    from transformer.model import TransformerConfig
+    return TransformerConfig(src_vocab=TASK["vocab"], tgt_vocab=TASK["vocab"], pad_id=PAD, **MODEL)
+
+
+def init_weights(model, d_model):
+    "The package's initialization for any model: tables ~ N(0, d_model^-1/2), other matrices Xavier-uniform."
+    for name, p in model.named_parameters():
+        if "lut" in name:
+            nn.init.normal_(p, 0.0, d_model ** -0.5)
+        elif p.dim() > 1:
+            nn.init.xavier_uniform_(p)
+
+
+def train_and_score(make_model, seed=0, steps=None):
+    """Build `make_model(cfg)`, train it on the reversal task and return its exact-match accuracy on held-out
+    sequences (greedy decoding, the package's decoder without a cache)."""
+    from transformer.decoding import greedy_decode
+    from transformer.training import TrainConfig, make_batch, train
+    cfg = config()
+    torch.manual_seed(seed)
+    model = make_model(cfg)
+    init_weights(model, cfg.d_model)
+    train_pairs, test_pairs = data()
+    budget = {**BUDGET, **({"max_steps": steps} if steps else {})}
+    with tempfile.TemporaryDirectory() as out:
+        run = TrainConfig(max_epochs=1000, eval_every=None, ckpt_every=None, log_every=50, seed=seed, out_dir=out,
+                          device="cpu", precision="fp32", progress=False, **budget)
+        train(model, train_pairs, test_pairs[:50], run, PAD, BOS, EOS)
+    src = make_batch(test_pairs, PAD, BOS, EOS).src
+    outputs = greedy_decode(model, src, BOS, EOS, TASK["max_len"] + 1, use_cache=False)
+    return sum(o == t for o, (_, t) in zip(outputs, test_pairs)) / len(test_pairs)
+
+
+def package_accuracy(seed=0):
+    "What the package's own Transformer reaches with the same task, size, budget and seed."
+    from transformer.model import Transformer
+    return train_and_score(Transformer, seed)
+
+
+def your_accuracy(model_class, pieces, seed=0):
+    return train_and_score(lambda cfg: model_class(cfg, pieces), seed)
+
+
+# Seeds change the initialization, the batches' order and dropout; over seeds 0 to 4 the package's model
+# scores within a few points of its seed-0 accuracy (see tests/test_capstone.py), so a model that is right
+# is accepted when it comes within TOLERANCE of the package's.
+TOLERANCE = 0.10
+
+
+def culprit(model_class, folder, target):
+    """The first of your pieces whose package version, swapped in alone, lets your model reach `target`:
+    (piece, accuracy with the swap), or (None, None) when no single swap is enough."""
+    for piece in PIECES:
+        pieces = load_pieces(folder, use_package={piece.defines})
+        accuracy = your_accuracy(model_class, pieces)
+        if accuracy >= target:
+            return piece, accuracy
+    return None, None
+
+
+def compare(model_class, folder=".", diagnose=True):
+    "Train your model and the package's in the same budget and print both accuracies (and the culprit if yours falls short)."
+    pieces = load_pieces(folder)
+    mine, theirs = your_accuracy(model_class, pieces), package_accuracy()
+    print(f"exact-match accuracy on {len(data()[1])} held-out sequences after {BUDGET['max_steps']} updates: "
+          f"yours {mine:.3f}, the package's {theirs:.3f}")
+    if mine >= theirs - TOLERANCE:
+        print("Your Transformer learns as well as the package's.")
+    elif diagnose:
+        piece, fixed = culprit(model_class, folder, theirs - TOLERANCE)
+        if piece is None:
+            print("No single piece swapped for the package's fixes it: more than one piece is wrong.")
+        else:
+            print(f"With the package's {piece.name} instead of yours ({piece.where}) it reaches {fixed:.3f}: "
+                  "look there first.")
+    return mine, theirs

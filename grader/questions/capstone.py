@@ -1,0 +1,99 @@
+"""Exercise 9 (capstone): your own Transformer, from your pieces of exercises 1 to 5, learns the reversal task."""
+from pathlib import Path
+
+import torch
+
+from transformer.model import Transformer, TransformerConfig
+from .. import capstone, checks, notebook
+from ..checks import Miss, question, randint, same
+
+NOTEBOOK = "09_capstone"
+QUESTIONS = []
+
+
+def counted(pieces):
+    "The pieces as subclasses that count how often each is built: proof that the model came from `pieces`."
+    built = {name: 0 for name in pieces}
+    def counting(name, cls):
+        def __init__(self, *args, **kwargs):
+            built[name] += 1
+            cls.__init__(self, *args, **kwargs)
+        return type(cls.__name__, (cls,), {"__init__": __init__})
+    return {name: counting(name, cls) for name, cls in pieces.items()}, built
+
+
+def load_reference_weights(mine, reference):
+    "Load the package model's weights into the learner's (encoder.layers.i -> encoder_layers.i)."
+    want = {k.replace("encoder.layers.", "encoder_layers.").replace("decoder.layers.", "decoder_layers."): v
+            for k, v in reference.state_dict().items()}
+    have = mine.state_dict()
+    missing, extra = sorted(set(want) - set(have)), sorted(set(have) - set(want))
+    if missing or extra:
+        raise Miss("MyTransformer has different parameter names than asked",
+                   f"Missing: {missing[:4] or 'none'}; unexpected: {extra[:4] or 'none'}. Use the attribute names "
+                   "src_embed, tgt_embed, pos, encoder_layers, decoder_layers, generator.")
+    for k, v in want.items():
+        if have[k].shape != v.shape:
+            raise Miss(f"MyTransformer: `{k}` has the wrong shape", f"Expected {tuple(v.shape)}, got {tuple(have[k].shape)}.")
+    mine.load_state_dict(want)
+
+
+@question(QUESTIONS, 1, 4, "assemble your Transformer")
+def q1(ns):
+    model_class = checks.need(ns, "MyTransformer", "class")
+    cfg = TransformerConfig(src_vocab=11, tgt_vocab=13, d_model=32, n_layers=2, h=4, d_ff=64, dropout=0.1, max_len=40)
+    pieces, built = counted({k: v for k, v in capstone.package_pieces().items()
+                             if k in ("Embeddings", "PositionalEncoding", "EncoderLayer", "DecoderLayer")})
+    torch.manual_seed(0)
+    mine, reference = model_class(cfg, pieces), Transformer(cfg)
+    want = {"Embeddings": 2, "PositionalEncoding": 1, "EncoderLayer": cfg.n_layers, "DecoderLayer": cfg.n_layers}
+    if built != want:
+        raise Miss("MyTransformer does not build its layers from `pieces`",
+                   f"Built from pieces: {built}; expected {want} (two tables, one positional encoding shared by "
+                   "both sides, n_layers layers on each side).")
+    if getattr(mine, "cfg", None) is not cfg:
+        raise Miss("MyTransformer does not keep `cfg` as self.cfg", "The package's loop and decoder read model.cfg.")
+    load_reference_weights(mine, reference)
+    if getattr(getattr(mine, "generator", None), "weight", None) is not mine.tgt_embed.lut.weight:
+        raise Miss("the output projection is not tied to the target embedding",
+                   "generator.weight must be the same Parameter object as tgt_embed.lut.weight (assign it, do not copy).")
+    if mine.generator.bias is not None:
+        raise Miss("the output projection has a bias", "Use nn.Linear(d_model, tgt_vocab, bias=False).")
+    checks.guard(mine, "MyTransformer")
+    mine.eval(), reference.eval()
+    src, tgt = randint(4, 11, (3, 7), seed=1), randint(4, 13, (3, 5), seed=2)
+    src[0, 5:], src[2, 3:], tgt[1, 4:] = 0, 0, 0                       # padded rows, pad_id 0
+    src_mask = src.ne(0)[:, None, None, :]
+    tgt_mask = tgt.ne(0)[:, None, None, :] & torch.ones(5, 5, dtype=torch.bool).tril()
+    case = "padded batch of 3, len_s 7, len_t 5, N = 2, src_vocab 11, tgt_vocab 13"
+    with torch.no_grad():
+        memory = reference.encode(src, src_mask)
+        same(mine.encode(src, src_mask), memory, "encode(src, src_mask)", case)
+        same(mine.decode(tgt, memory, src_mask, tgt_mask), reference.decode(tgt, memory, src_mask, tgt_mask),
+             "decode(tgt, memory, src_mask, tgt_mask)", case)
+        same(mine(src, tgt), reference(src, tgt), "forward(src, tgt) with the masks left to the model", case)
+        same(mine(src[:1], tgt[:1, :1]), reference(src[:1], tgt[:1, :1]), "forward(src, tgt)", "one sentence, one target token")
+
+
+@question(QUESTIONS, 2, 6, "your Transformer learns the reversal task", timeout=1800)
+def q2(ns):
+    path = Path(checks.NOTEBOOK_PATH)
+    setup, sources = notebook.cells(notebook.read(path))
+    if 1 not in sources:
+        raise Miss("question 1's cell is missing", "Question 2 trains the MyTransformer of question 1.")
+    mine = {"__name__": "__main__", "__builtins__": __builtins__}
+    exec(compile(setup, f"{checks.LEARNER} setup>", "exec"), mine)
+    exec(compile(sources[1], f"{checks.LEARNER} question 1>", "exec"), mine)   # NotImplementedError: not answered
+    model_class = checks.need(mine, "MyTransformer", "class")
+    try:
+        pieces = capstone.load_pieces(path.parent)
+    except capstone.NotAnswered as e:
+        raise Miss("one of your pieces is not ready", f"{e}. The capstone reads your answers from the exercise "
+                                                      f"notebooks in {path.parent}.") from None
+    yours, package = capstone.your_accuracy(model_class, pieces), capstone.package_accuracy()
+    if yours >= package - capstone.TOLERANCE:
+        return
+    piece, fixed = capstone.culprit(model_class, path.parent, package - capstone.TOLERANCE)
+    where = ("no single piece swapped for the package's fixes it: more than one is wrong" if piece is None else
+             f"with the package's {piece.name} instead of yours it reaches {fixed:.2f}: look at {piece.where}")
+    raise Miss(f"your model reaches {yours:.2f} exact match, the package's {package:.2f}", where[0].upper() + where[1:] + ".")
