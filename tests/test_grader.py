@@ -423,6 +423,8 @@ def test_command_line_json_table_and_hints(tmp_path):
         3: (ROOT / "tests" / "wrong_answers" / "01_q3_attention_unscaled.py").read_text().split("\n", 1)[1],
         4: "for i in range(10**6):\n    print(i)\nanswer_q4 = 0.4",
         5: "answer_q5 = (64",
+        6: (ROOT / "tests" / "wrong_answers" / "01_q6_global_max.py").read_text().split("\n", 1)[1],
+        7: "answer_q7 = 'aceg'",
     }
     for number, body in broken.items():
         cells[number].source = cells[number].source.split("\n", 1)[0] + "\n" + body
@@ -432,14 +434,14 @@ def test_command_line_json_table_and_hints(tmp_path):
     run = cli("grade", path, "--timeout", 3, "--hints", "--json", out)
     assert run.returncode == 0, run.stderr
     result = json.loads(out.read_text())
-    assert result["score"] == 0 and result["max_score"] == 8
-    assert [q["passed"] for q in result["questions"]] == [False] * 5
+    assert result["score"] == 0 and result["max_score"] == 14
+    assert [q["passed"] for q in result["questions"]] == [False] * 7
     # the table printed is the JSON: one row per question with its points and reason, then the total
     assert run.stdout.startswith(table(result, hints=True))
     for q in result["questions"]:
         row = re.search(rf"^\s+{q['number']}\s+{re.escape(q['title'])}\s+(\d+)/(\d+)\s+(.*)$", run.stdout, re.M)
         assert row and (int(row[1]), int(row[2]), row[3]) == (q["points"], q["max_points"], q["reason"])
-    assert re.search(r"Total: 0/8 points", run.stdout)
+    assert re.search(r"Total: 0/14 points", run.stdout)
     reasons = [q["reason"] for q in result["questions"]]
     assert reasons[0] == "your cell raised RuntimeError"
     assert reasons[1] == "took longer than 3 s"
@@ -448,7 +450,7 @@ def test_command_line_json_table_and_hints(tmp_path):
     assert reasons[4].startswith("syntax error in your cell")
     # --hints explains each miss: the input that failed, expected versus got; never the solution's code
     hints = [line.strip() for line in run.stdout.splitlines() if line.strip().startswith("hint:")]
-    assert len(hints) == 5
+    assert len(hints) == 7
     assert "no mask, len_q=4, len_k=6, d_k=16" in run.stdout
     assert re.search(r"expected -?\d.*, got -?\d", hints[2])
     assert "half-finished cell" in hints[0]

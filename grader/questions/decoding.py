@@ -6,12 +6,12 @@ import torch
 
 from transformer.decoding import beam_search, greedy_decode, length_penalty, sampling_probs
 from transformer.model import Transformer, TransformerConfig
-from ..checks import Miss, check_number, need, question, rand, same
+from ..checks import Miss, check_choices, check_number, need, question, rand, same
 
 NOTEBOOK = "08_decoding"
 QUESTIONS = []
 
-PAD, BOS, EOS = 0, 2, 3            # the special ids of chapters 7 and 8; real tokens start at 4
+PAD, UNK, BOS, EOS = 0, 1, 2, 3    # the special ids of chapters 7 and 8; real tokens start at 4
 
 
 def random_model(seed, vocab=8, pad_id=PAD):
@@ -65,6 +65,32 @@ def long_or_short():
     return TableModel(t)
 
 
+def pad_trap():
+    """<pad> is the most likely next token after <bos>, A and C (0.5, 0.45, 0.4), and after <pad> it is sure: a search
+    that does not exclude padding outputs nothing but padding. Without it: greedy "A <eos>", beam 2 "B <eos>"."""
+    t = torch.zeros(8, 8)
+    t[BOS, [PAD, A, B]] = torch.tensor([0.5, 0.3, 0.2])
+    t[A, [PAD, EOS, C]] = torch.tensor([0.45, 0.3, 0.25])
+    t[B, [PAD, EOS]] = torch.tensor([0.1, 0.9])
+    t[C, [PAD, EOS]] = torch.tensor([0.4, 0.6])
+    t[PAD, PAD] = 1.0
+    t[EOS, [EOS, A, B, C]] = 0.25
+    return TableModel(t)
+
+
+def unk_trap():
+    """<unk> is the most likely token after <bos> and after A (0.5): with ban=[UNK] greedy gives "A <eos>" and a beam
+    of 2 "B <eos>"; with ban=[UNK, A] both give "B <eos>"; without a ban both give "<unk> <eos>"."""
+    t = torch.zeros(8, 8)
+    t[BOS, [UNK, A, B]] = torch.tensor([0.5, 0.3, 0.2])
+    t[A, [UNK, EOS, C]] = torch.tensor([0.5, 0.3, 0.2])
+    t[B, [EOS, UNK]] = torch.tensor([0.6, 0.4])
+    t[C, EOS] = 1.0
+    t[UNK, EOS] = 1.0
+    t[EOS, [EOS, A, B, C]] = 0.25
+    return TableModel(t)
+
+
 SOURCES = torch.tensor([[5, 6, 4, 7, 6, 5], [7, 4, 4, 0, 0, 0], [6, 6, 5, 7, 0, 0], [4, 5, 0, 0, 0, 0], [7, 7, 7, 7, 7, 0]])
 
 
@@ -73,22 +99,34 @@ def show(ids):
 
 
 # ---------------------------------------------------------------- 1: greedy decoding
-@question(QUESTIONS, 1, 3, "greedy_decode",
-          forbid=["transformer.decoding.greedy_decode", "transformer.decoding.decode_step",
-                  "transformer.decoding._generate", "transformer.decoding.beam_search", "transformer.decoding.sample"])
+SEARCH_FORBID = ["transformer.decoding.greedy_decode", "transformer.decoding.decode_step",
+                 "transformer.decoding._generate", "transformer.decoding.beam_search", "transformer.decoding.sample"]
+
+
+@question(QUESTIONS, 1, 3, "greedy_decode", forbid=SEARCH_FORBID)
 def q1(ns):
     f = need(ns, "greedy_decode", "function")
-    cases = [(random_model(3), SOURCES, EOS, 10, "random model (seed 3), 5 padded sources, max_len=10: "
-                                                 "outputs of 9, 10, 10, 2 and 10 tokens"),
-             (random_model(0), SOURCES, EOS, 10, "random model (seed 0), max_len=10: two sentences end at once (<eos> first)"),
-             (random_model(0), SOURCES[3:4], EOS, 1, "one sentence, max_len=1"),
-             (random_model(3), SOURCES[:2], None, 4, "eos_id=None: every sentence gets max_len=4 tokens"),
-             (random_model(7, pad_id=1), SOURCES.masked_fill(SOURCES == 0, 1), EOS, 10,
-              "pad_id=1 (model.cfg.pad_id), sources padded with 1")]
-    for model, src, eos, max_len, case in cases:
-        want = greedy_decode(model, src, BOS, eos, max_len, use_cache=False)
+    two = torch.tensor([[A], [B]])                                # the table models ignore their source
+    cases = [(random_model(3), SOURCES, EOS, 10, None, "random model (seed 3), 5 padded sources, max_len=10: "
+                                                       "outputs of 9, 10, 10, 2 and 10 tokens"),
+             (random_model(0), SOURCES, EOS, 10, None, "random model (seed 0), max_len=10: two sentences end at once (<eos> first)"),
+             (random_model(0), SOURCES[3:4], EOS, 1, None, "one sentence, max_len=1"),
+             (random_model(3), SOURCES[:2], None, 4, None, "eos_id=None: every sentence gets max_len=4 tokens"),
+             (random_model(7, pad_id=1), SOURCES.masked_fill(SOURCES == 0, 1), EOS, 10, None,
+              "pad_id=1 (model.cfg.pad_id), sources padded with 1"),
+             (pad_trap(), two, EOS, 6, None, "table model in which <pad> (id 0) is the most likely next token "
+                                             "after <bos> and after A: padding is never a prediction"),
+             (unk_trap(), two, EOS, 6, None, "table model in which <unk> (id 1) is the most likely first token; "
+                                             "no ban, so <unk> may be chosen"),
+             (unk_trap(), two, EOS, 6, [UNK], "the same table model, ban=[1]: <unk> must never be chosen"),
+             (unk_trap(), two, EOS, 6, [UNK, A], "the same table model, ban=[1, 4]"),
+             (random_model(3), SOURCES, EOS, 10, [EOS, 5], "random model (seed 3), ban=[3, 5]: with <eos> banned "
+                                                           "no sentence ends before max_len=10")]
+    for model, src, eos, max_len, ban, case in cases:
+        want = greedy_decode(model, src, BOS, eos, max_len, use_cache=False, ban=ban or ())
+        kw = {} if ban is None else {"ban": list(ban)}
         with torch.no_grad():
-            got = f(model, src.clone(), BOS, eos, max_len)
+            got = f(model, src.clone(), BOS, eos, max_len, **kw)
         if not isinstance(got, (list, tuple)) or len(got) != len(want):
             raise Miss("the result is not one list of token ids per sentence",
                        f"Case {case}: expected a list of {len(want)} lists, got {type(got).__name__}"
@@ -101,11 +139,15 @@ def q1(ns):
 
 # ---------------------------------------------------------------- 2, 3: the key/value cache
 BASE = TransformerConfig.base(37000, 37000)
+BIG = TransformerConfig.big(37000, 37000)
 
 
-@question(QUESTIONS, 2, 1, "bytes of key/value cache per target token")
+@question(QUESTIONS, 2, 1, "bytes of key/value cache with shared key/value heads")
 def q2(ns):
-    check_number(ns, "answer_q2", 2 * BASE.d_model * BASE.n_layers * 4, rel=0)
+    # a KVCache-like cache keeps, per row (16 sentences x 5 beams), layer and position, a key and a value for each of the
+    # 2 key/value heads, d_k numbers each, for the 40 source positions (copied per beam) and the 45 target positions
+    rows, positions, kv_heads, bytes_per_number = 16 * 5, 40 + 45, 2, 4
+    check_number(ns, "answer_q2", 2 * kv_heads * BIG.d_k * BIG.n_layers * bytes_per_number * positions * rows, rel=0)
 
 
 @question(QUESTIONS, 3, 1, "decoder position evaluations saved by the cache")
@@ -136,32 +178,41 @@ def q4(ns):
 
 
 # ---------------------------------------------------------------- 5: beam search
-def best(model, src, max_len, beam_size, alpha):
+def best(model, src, max_len, beam_size, alpha, ban=()):
     "The package's best hypothesis and its score, for one sentence."
-    hyps, scores = beam_search(model, src, BOS, EOS, max_len, beam_size=beam_size, alpha=alpha, use_cache=False)
+    hyps, scores = beam_search(model, src, BOS, EOS, max_len, beam_size=beam_size, alpha=alpha, use_cache=False, ban=ban)
     return hyps[0][0], scores[0][0]
 
 
 @question(QUESTIONS, 5, 4, "beam_search", forbid=["transformer.decoding.beam_search"])
 def q5(ns):
     f = need(ns, "beam_search", "function")
-    trap, longer = greedy_trap(), long_or_short()
-    cases = [(trap, torch.tensor([[A]]), 5, 2, 0.0, "table model where greedy picks A but 'B <eos>' is best; beam 2, alpha 0"),
-             (trap, torch.tensor([[A]]), 5, 2, 0.6, "the same table model, beam 2, alpha 0.6"),
-             (trap, torch.tensor([[A]]), 5, 1, 0.6, "the same table model, beam 1 (greedy)"),
-             (trap, torch.tensor([[A]]), 5, 4, 0.6, "the same table model, beam 4, max_len 5"),
-             (longer, torch.tensor([[A]]), 8, 3, 0.0, "table model, beam 3, alpha 0: the short 'A <eos>' wins"),
-             (longer, torch.tensor([[A]]), 8, 3, 1.0, "the same table model, beam 3, alpha 1: a longer output wins"),
-             (longer, torch.tensor([[A]]), 3, 2, 1.0, "the same table model, beam 2, alpha 1, max_len 3: "
-                                                       "open beams are scored as they are when max_len is reached")]
+    trap, longer, one = greedy_trap(), long_or_short(), torch.tensor([[A]])
+    cases = [(trap, one, 5, 2, 0.0, None, "table model where greedy picks A but 'B <eos>' is best; beam 2, alpha 0"),
+             (trap, one, 5, 2, 0.6, None, "the same table model, beam 2, alpha 0.6"),
+             (trap, one, 5, 1, 0.6, None, "the same table model, beam 1 (greedy)"),
+             (trap, one, 5, 4, 0.6, None, "the same table model, beam 4, max_len 5"),
+             (longer, one, 8, 3, 0.0, None, "table model, beam 3, alpha 0: the short 'A <eos>' wins"),
+             (longer, one, 8, 3, 1.0, None, "the same table model, beam 3, alpha 1: a longer output wins"),
+             (longer, one, 3, 2, 1.0, None, "the same table model, beam 2, alpha 1, max_len 3: "
+                                            "open beams are scored as they are when max_len is reached")]
     for seed, row, k in ((3, 0, 3), (3, 3, 4), (5, 1, 2)):
         src = SOURCES[row:row + 1]
-        cases.append((random_model(seed), src[src != 0][None], 6, k, 0.6,
+        cases.append((random_model(seed), src[src != 0][None], 6, k, 0.6, None,
                       f"random model (seed {seed}), source {show(src[src != 0].tolist())}, beam {k}, alpha 0.6, max_len 6"))
-    for model, src, max_len, k, alpha, case in cases:
-        want_tokens, want_score = best(model, src, max_len, k, alpha)
+    cases += [(pad_trap(), one, 6, 2, 0.6, None, "table model in which <pad> (id 0) is the most likely next token after "
+                                                 "<bos>, A and C; beam 2, alpha 0.6: padding is never a candidate"),
+              (pad_trap(), one, 6, 1, 0.0, None, "the same table model, beam 1, alpha 0"),
+              (unk_trap(), one, 6, 2, 0.6, None, "table model in which <unk> (id 1) is the most likely first token; "
+                                                 "beam 2, no ban"),
+              (unk_trap(), one, 6, 2, 0.6, [UNK], "the same table model, beam 2, ban=[1]"),
+              (unk_trap(), one, 6, 1, 0.6, [UNK], "the same table model, beam 1, ban=[1]"),
+              (unk_trap(), one, 6, 3, 0.0, [UNK, A], "the same table model, beam 3, alpha 0, ban=[1, 4]")]
+    for model, src, max_len, k, alpha, ban, case in cases:
+        want_tokens, want_score = best(model, src, max_len, k, alpha, ban or ())
+        kw = {} if ban is None else {"ban": list(ban)}
         with torch.no_grad():
-            got = f(model, src.clone(), BOS, EOS, max_len, beam_size=k, alpha=alpha)
+            got = f(model, src.clone(), BOS, EOS, max_len, beam_size=k, alpha=alpha, **kw)
         if not isinstance(got, (tuple, list)) or len(got) != 2:
             raise Miss("the result is not a pair (tokens, score)", f"Case {case}: got {type(got).__name__}.")
         tokens, score = got
@@ -179,7 +230,14 @@ def q5(ns):
                                       f"log P / lp = {want_score:.4f}, got {score:.4f}.")
 
 
-# ---------------------------------------------------------------- 6: sampling
+# ---------------------------------------------------------------- 6: sampling, one temperature per row
+def per_row(logits, temperature, **kw):
+    "The package's sampling_probs applied row by row, each row with its own temperature."
+    flat, temps = logits.reshape(-1, logits.size(-1)), temperature.reshape(-1)
+    out = torch.stack([sampling_probs(flat[i], temperature=float(temps[i]), **kw) for i in range(flat.size(0))])
+    return out.reshape(logits.shape)
+
+
 @question(QUESTIONS, 6, 3, "sampling_probs",
           forbid=["transformer.decoding.sampling_probs", "transformer.decoding.sample"])
 def q6(ns):
@@ -193,6 +251,67 @@ def q6(ns):
              (dict(temperature=0), "temperature 0: all the mass on the arg-max")]
     for kw, case in cases:
         same(f(rows, **kw), sampling_probs(rows, **kw), "the distribution", f"{case}; logits (40, 12)")
-    batch = rand(2, 3, 12, seed=2) * 3
-    same(f(batch, temperature=0.8, top_k=3, top_p=0.7), sampling_probs(batch, temperature=0.8, top_k=3, top_p=0.7),
-         "the distribution", "logits of shape (2, 3, 12), temperature 0.8, top_k=3, top_p=0.7")
+    # one temperature per row: a batch of requests from different users
+    temps = torch.tensor([0.5, 1.0, 2.0, 0.0, 0.7, 3.0, 0.0, 1.3] * 5)       # (40,): rows 3, 7, 11, ... are greedy
+    shown = "temperature = tensor([0.5, 1.0, 2.0, 0.0, 0.7, 3.0, 0.0, 1.3] * 5), one per row"
+    for kw, case in [({}, shown), (dict(top_k=4), f"{shown}, top_k=4"), (dict(top_p=0.8), f"{shown}, top_p=0.8"),
+                     (dict(top_k=6, top_p=0.6), f"{shown}, top_k=6, top_p=0.6")]:
+        same(f(rows, temperature=temps.clone(), **kw), per_row(rows, temps, **kw), "the distribution",
+             f"{case}; logits (40, 12)")
+    batch, batch_temps = rand(2, 3, 12, seed=2) * 3, torch.tensor([[0.8, 0.0, 1.5], [2.0, 0.3, 1.0]])
+    same(f(batch, temperature=batch_temps.clone(), top_k=3, top_p=0.7), per_row(batch, batch_temps, top_k=3, top_p=0.7),
+         "the distribution", "logits of shape (2, 3, 12), temperature of shape (2, 3) (one 0), top_k=3, top_p=0.7")
+
+
+# ---------------------------------------------------------------- 7: find the bug: greedy decoding with the cache
+@question(QUESTIONS, 7, 3, "greedy_with_cache", forbid=SEARCH_FORBID)
+def q7(ns):
+    f = need(ns, "greedy_with_cache", "function")
+    cases = [(3, SOURCES, 10, "random model (seed 3), 5 padded sources, max_len=10"),
+             (0, SOURCES[:2], 8, "random model (seed 0), 2 sources, max_len=8"),
+             (7, SOURCES, 10, "random model (seed 7), 5 padded sources, max_len=10"),
+             (0, SOURCES[3:4], 1, "random model (seed 0), one sentence, max_len=1")]
+    for seed, src, max_len, case in cases:
+        model = random_model(seed)
+        want = torch.tensor(greedy_decode(model, src, BOS, None, max_len))  # (batch, max_len): eos_id=None, no early end
+        lengths = []                                                          # positions fed to the decoder per call
+        model.decoder.register_forward_pre_hook(lambda module, args: lengths.append(args[0].size(1)))
+        with torch.no_grad():
+            got = f(model, src.clone(), BOS, max_len)
+        same(got, want, "the output", case)
+        if any(n != 1 for n in lengths):
+            raise Miss("the decoder reruns the whole prefix", f"Case {case}: the decoder was called on {max(lengths)} "
+                                                             "positions at once; with the cache each step feeds only the newest token.")
+
+
+# ---------------------------------------------------------------- 8: predict, then check: how wide a beam?
+E = 8
+
+
+def first_token_trap():
+    """The best output, "D <eos>" (0.2 x 0.95 = 0.19), starts with the least likely first token: A, B, C (0.3, 0.27, 0.23)
+    each end with lower probability (0.18, 0.167, 0.150). A beam narrower than 4 drops D at the first step."""
+    t = torch.zeros(10, 10)
+    t[BOS, [A, B, C, D]] = torch.tensor([0.3, 0.27, 0.23, 0.2])
+    t[A, [EOS, E]] = torch.tensor([0.6, 0.4])
+    t[B, [EOS, E]] = torch.tensor([0.62, 0.38])
+    t[C, [EOS, E]] = torch.tensor([0.65, 0.35])
+    t[D, [EOS, E]] = torch.tensor([0.95, 0.05])
+    t[E, EOS] = 1.0
+    t[EOS, EOS] = 1.0
+    return TableModel(t)
+
+
+@question(QUESTIONS, 8, 2, "the narrowest beam that finds the best output")
+def q8(ns):
+    model, src = first_token_trap(), torch.tensor([[A]])
+    found = {k: best(model, src, 5, k, 0.0)[0] for k in range(1, 10)}    # a beam of 9 keeps every first token
+    check_number(ns, "answer_q8", min(k for k, tokens in found.items() if tokens == found[9]), rel=0)
+
+
+# ---------------------------------------------------------------- 9: explain with a number: alpha = 0
+@question(QUESTIONS, 9, 2, "why alpha = 0 favours short outputs")
+def q9(ns):
+    # long_or_short(): "A <eos>" has P = 0.52 x 0.96 = 0.499 (log -0.695), "B C D <eos>" 0.48 x 0.99^3 = 0.466 (log -0.764);
+    # lp(2) = (7/6)^0.6 = 1.097, lp(4) = (9/6)^0.6 = 1.275. True: (a) and (d).
+    check_choices(ns, "answer_q9", correct="ad", options="abcde")

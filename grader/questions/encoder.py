@@ -1,5 +1,8 @@
 """Exercise 4: the encoder."""
+import copy
+
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from transformer.attention import padding_mask
@@ -17,6 +20,38 @@ def scramble(module, seed):
         for p in module.parameters():
             p.copy_(torch.randn(p.shape, generator=g) * 0.3)
     return module
+
+
+RATES = (0.0, 0.3, 0.7)
+
+
+def dropped_share(share, p, what):
+    # 12,800 entries: the share of dropped ones has a standard deviation of at most 0.0045 around p,
+    # so 0.03 (more than 6 standard deviations) is never exceeded by a dropout at rate p.
+    if abs(share - p) > 0.03:
+        raise Miss(f"in training mode the share of dropped entries is not the dropout rate ({what})",
+                   f"{share:.2f} of the entries that dropout acts on are dropped, expected about {p}: use the rate "
+                   "given by the `dropout` argument, not a fixed one.")
+
+
+def ffn_dropout_effect(ffn, p, what):
+    """A FeedForward of width 32 -> 32 whose hidden activations are all 1 (W_1 = 0, b_1 = 1) and whose W_2 is the
+    identity (b_2 = 0): its output is Dropout(1), entries 0 or 1/(1-p) in training mode, 1 in eval mode."""
+    with torch.no_grad():
+        ffn.w_1.weight.zero_()
+        ffn.w_1.bias.fill_(1.0)
+        ffn.w_2.weight.copy_(torch.eye(32))
+        ffn.w_2.bias.zero_()
+    x = rand(8, 50, 32, seed=12)
+    torch.manual_seed(0)
+    out = ffn.train()(x)
+    if not isinstance(out, torch.Tensor) or out.shape != x.shape:
+        same(out, x, "the output", f"{what}, training mode")
+    dropped = out.abs() < 1e-6
+    dropped_share(dropped.float().mean().item(), p, what)
+    same(out[~dropped], torch.full_like(out[~dropped], 1 / (1 - p)), "the kept hidden activations in training mode",
+         f"{what}, hidden activations all 1: kept ones are scaled by 1/(1 - {p})")
+    same(ffn.eval()(x), torch.ones_like(x), "the output in eval mode", f"{what}, hidden activations all 1: no dropout in eval mode")
 
 
 @question(QUESTIONS, 1, 2, "FeedForward", forbid=["transformer.encoder.FeedForward"])
@@ -47,6 +82,32 @@ def q1(ns):
     torch.manual_seed(0)
     same(mine.train()(x), mine.eval()(x), "the output in training mode",
          "dropout=0.5 and W_2 = 0, so the output must be b_2: dropout goes on the hidden activations only")
+    # the rate is the argument's: share of dropped activations and scaling, for several rates
+    for p in RATES:
+        what = f"FeedForward(32, 32, dropout={p})"
+        ffn_dropout_effect(guard(cls(32, 32, p), what), p, what)
+
+
+def sublayer_dropout_effect(sub, p, pre_norm, what):
+    """Dropout(sublayer(.)) with sublayer = 1 everywhere. Pre-LN: output - x is 0 (dropped) or 1/(1-p) (kept).
+    Post-LN on x = 0: LayerNorm of a vector of zeros and equal kept values, so the dropped entries are the
+    negative outputs (LayerNorm removes the 1/(1-p) scale, which the Pre-LN case checks)."""
+    x = rand(8, 50, 32, seed=13) if pre_norm else torch.zeros(8, 50, 32)
+    torch.manual_seed(0)
+    out = sub.train()(x, torch.ones_like)
+    if not isinstance(out, torch.Tensor) or out.shape != x.shape:
+        same(out, x, "the output", f"{what}, training mode")
+    if pre_norm:
+        delta = out - x
+        dropped = delta.abs() < 1e-5
+        dropped_share(dropped.float().mean().item(), p, what)
+        same(delta[~dropped], torch.full_like(delta[~dropped], 1 / (1 - p)), "output - x for the kept entries",
+             f"{what}, training mode, sublayer(x) = 1: kept entries are scaled by 1/(1 - {p})")
+        same(sub.eval()(x, torch.ones_like), x + 1, "the output in eval mode", f"{what}, sublayer(x) = 1")
+    else:
+        dropped_share((out < -1e-3).float().mean().item(), p, what)
+        same(sub.eval()(x, torch.ones_like), torch.zeros_like(x), "the output in eval mode",
+             f"{what}, x = 0, sublayer(x) = 1: LayerNorm of a constant vector is 0")
 
 
 @question(QUESTIONS, 2, 3, "SublayerConnection (Post-LN and Pre-LN)", forbid=["transformer.encoder.SublayerConnection"])
@@ -69,6 +130,36 @@ def q2(ns):
         torch.manual_seed(0)
         same(mine.train()(x, torch.zeros_like), mine.eval()(x, torch.zeros_like), "the output in training mode",
              f"pre_norm={pre_norm}, dropout=0.5, sublayer(x) = 0: dropout goes on the sublayer's output, not on x or the sum")
+    # the rate is the argument's, in both variants
+    for pre_norm in (False, True):
+        for p in RATES:
+            what = f"SublayerConnection(32, dropout={p}, pre_norm={pre_norm})"
+            sublayer_dropout_effect(guard(cls(32, p, pre_norm), what), p, pre_norm, what)
+
+
+def passed_on(mine, p, pre_norm, what):
+    "The layer's parts got the layer's dropout rate and pre_norm (they are the package's FeedForward and SublayerConnection)."
+    ffn = copy.deepcopy(mine.ffn)
+    try:
+        ffn_dropout_effect(guard(ffn, f"{what}.ffn"), p, f"{what}.ffn")
+    except Miss as miss:
+        raise Miss(f"the feed-forward network does not get the layer's dropout rate ({what})", miss.hint) from None
+    x = rand(2, 6, 32, seed=14)
+    for i, sub in enumerate(mine.sublayers):
+        # Pre-LN with sublayer(x) = 0 returns x; Post-LN returns LayerNorm(x)
+        with torch.no_grad():
+            is_pre = torch.allclose(copy.deepcopy(sub).eval()(x, torch.zeros_like), x)
+        if is_pre != pre_norm:
+            raise Miss(f"sublayers[{i}] is {'Pre-LN' if is_pre else 'Post-LN'} although pre_norm={pre_norm} ({what})",
+                       "Pass pre_norm on to both sublayer connections.")
+        sub = copy.deepcopy(sub)
+        with torch.no_grad():                    # LayerNorm's defaults, so that the dropped entries can be read off
+            sub.norm.weight.fill_(1.0)
+            sub.norm.bias.zero_()
+        try:
+            sublayer_dropout_effect(sub, p, pre_norm, f"{what}.sublayers[{i}]")
+        except Miss as miss:
+            raise Miss(f"sublayers[{i}] does not get the layer's dropout rate ({what})", miss.hint) from None
 
 
 @question(QUESTIONS, 3, 3, "EncoderLayer", forbid=["transformer.encoder.EncoderLayer", "transformer.encoder.Encoder"])
@@ -89,14 +180,90 @@ def q3(ns):
     xr = x.clone().requires_grad_()
     ref(xr, mask).pow(2).sum().backward()
     same(xx.grad, xr.grad, "the gradient with respect to x")
+    # hyperparameters passed on: each part's dropout rate and pre_norm, then the whole layer in training mode
+    # (its parts are the package's, so the same seed gives the same dropout masks as the package's layer)
+    x = rand(2, 6, 32, seed=15)
+    for pre_norm in (False, True):
+        for p in RATES:
+            what = f"EncoderLayer(32, 4, 32, dropout={p}, pre_norm={pre_norm})"
+            ref = scramble(EncoderLayer(32, 4, 32, p, pre_norm=pre_norm), 9)
+            mine = copy_weights(cls(32, 4, 32, p, pre_norm=pre_norm), ref, what)
+            passed_on(mine, p, pre_norm, what)
+            torch.manual_seed(0)
+            got = mine.train()(x, mask)
+            torch.manual_seed(0)
+            same(got, ref.train()(x, mask), "the output in training mode", f"{what}, padding mask, same random seed")
 
 
-@question(QUESTIONS, 4, 1, "parameters of one base encoder layer")
+@question(QUESTIONS, 4, 2, "parameters of an encoder layer with h = 16 and d_ff = 1024")
 def q4(ns):
-    check_number(ns, "answer_q4", sum(p.numel() for p in EncoderLayer(512, 8, 2048).parameters()), rel=0)
+    check_number(ns, "answer_q4", sum(p.numel() for p in EncoderLayer(512, 16, 1024).parameters()), rel=0)
 
 
-@question(QUESTIONS, 5, 1, "LayerNorms in a Pre-LN encoder")
+@question(QUESTIONS, 5, 2, "positions that change when a padded input changes")
 def q5(ns):
-    enc = Encoder(6, 8, 2, 16, pre_norm=True)
-    check_number(ns, "answer_q5", sum(isinstance(m, nn.LayerNorm) for m in enc.modules()), rel=0)
+    # The question's experiment with the package's layer: one sentence of 10 positions, the last three padding,
+    # the input changed at position 8 only. An output that does not depend on x[0, 8] is computed from exactly
+    # the same numbers in both runs, so it is bit for bit the same; 1e-6 only guards against a changed one that
+    # would differ by less (none does: the smallest change of a changed position here is of order 0.1).
+    torch.manual_seed(0)
+    layer = EncoderLayer(16, 4, 64, dropout=0.0).eval()
+    x = torch.randn(1, 10, 16)
+    changed = x.clone()
+    changed[0, 8] = torch.randn(16)
+    mask = padding_mask(torch.tensor([[5, 3, 8, 2, 9, 4, 6, 0, 0, 0]]), 0)
+    with torch.no_grad():
+        moved = (layer(changed, mask) - layer(x, mask)).abs().amax(dim=-1) > 1e-6
+    check_number(ns, "answer_q5", int(moved.sum()), rel=0)
+
+
+@question(QUESTIONS, 6, 3, "find the bug in Encoder", forbid=["transformer.encoder.Encoder"])
+def q6(ns):
+    cls = need(ns, "Encoder", "class")
+    x = rand(2, 6, 8, seed=16)
+    ids = randint(1, 9, (2, 6), seed=17)
+    ids[1, 3:] = 0
+    mask = padding_mask(ids, 0)
+    for pre_norm in (False, True):
+        what = f"Encoder(3, 8, 2, 16, 0.1, pre_norm={pre_norm})"
+        ref = scramble(Encoder(3, 8, 2, 16, 0.1, pre_norm=pre_norm), 18).eval()
+        mine = cls(3, 8, 2, 16, 0.1, pre_norm=pre_norm)
+        if isinstance(mine, nn.Module):
+            got, want = sum(p.numel() for p in mine.parameters()), sum(p.numel() for p in ref.parameters())
+            if got != want:
+                raise Miss(f"{what} has {got:,} parameters, not {want:,}",
+                           f"The package's encoder of this size has {want:,}: N layers, each with its own weights"
+                           f"{', and the final LayerNorm' if pre_norm else ''}.")
+        mine = copy_weights(mine, ref, what).eval()
+        same(mine(x, mask), ref(x, mask), "the output", f"{what}, padding mask, eval mode")
+
+
+@question(QUESTIONS, 7, 2, "what if there were no residual connections")
+def q7(ns):
+    # The question's experiment with the package's layers: 12 Post-LN layers built after torch.manual_seed(0),
+    # run as they are and with every sublayer connection computing LayerNorm(Sublayer(x)) instead.
+    def fresh_layers():
+        torch.manual_seed(0)
+        return [EncoderLayer(16, 2, 32, dropout=0.0).eval() for _ in range(12)]
+
+    def mean_cosine(y):
+        u = F.normalize(y, dim=-1)
+        n = y.size(1)
+        return (((u @ u.transpose(1, 2)).sum(dim=(1, 2)) - n) / (n * (n - 1))).mean().item()
+
+    x = torch.randn(1, 10, 16, generator=torch.Generator().manual_seed(1))
+    with torch.no_grad():
+        y = x
+        for layer in fresh_layers():
+            y = layer(y)
+        with_residual = mean_cosine(y)
+        y = x
+        for layer in fresh_layers():
+            attn, ffn, norms = layer.self_attn, layer.ffn, [s.norm for s in layer.sublayers]
+            y = norms[0](attn(y, y, y))
+            y = norms[1](ffn(y))
+        without_residual = mean_cosine(y)
+    # Deterministic: the same weights and input. Equivalent code that sums in another order differs by about
+    # 1e-6 after 12 float32 layers; a relative error of 0.4% (0.002 on a difference of about 0.5) also accepts
+    # the answer rounded to three decimals.
+    check_number(ns, "answer_q7", without_residual - with_residual, rel=0.004, abs_tol=0.0)

@@ -2,11 +2,14 @@
 import torch
 from torch import nn
 
-from transformer.training import LabelSmoothingLoss, make_batch, noam_lr, smoothed_targets
-from ..checks import Miss, check_number, guard, need, question, rand, randint, same
+from transformer.model import Transformer, TransformerConfig
+from transformer.training import LabelSmoothingLoss, make_batch, noam_lr, reverse_task, smoothed_targets
+from ..checks import Miss, check_choices, check_number, guard, need, question, rand, randint, same
 
 NOTEBOOK = "07_training"
 QUESTIONS = []
+
+PAD, BOS, EOS = 0, 2, 3            # the special ids of chapter 7; real tokens start at 4
 
 
 # ---------------------------------------------------------------- 1: batches
@@ -113,6 +116,130 @@ def q5(ns):
         raise Miss("wrong default factor", "noam_lr(300, 512, 4000) should use factor=1.0.")
 
 
-@question(QUESTIONS, 6, 1, "the peak learning rate of the base model")
+@question(QUESTIONS, 6, 1, "the update at which the learning rate has halved")
 def q6(ns):
-    check_number(ns, "answer_q6", noam_lr(4000, 512, 4000))
+    # the first update after the peak (update 4000) whose rate is at most half the peak, found by bisection on the
+    # package's noam_lr (a relative slack of 1e-9 absorbs rounding: the next update down is 3e-5 above half)
+    half = noam_lr(4000, 512, 4000) / 2 * (1 + 1e-9)
+    lo, hi = 4000, 10 ** 9                                        # noam_lr(lo) > half >= noam_lr(hi)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if noam_lr(mid, 512, 4000) <= half else (mid, hi)
+    check_number(ns, "answer_q6", hi, rel=0)
+
+
+# ---------------------------------------------------------------- 7: find the bug: gradient accumulation
+def tiny_model(seed=0):
+    "A tiny Transformer in float64, without dropout: its gradients can be compared tightly."
+    torch.manual_seed(seed)
+    return Transformer(TransformerConfig(14, 14, d_model=16, n_layers=1, h=2, d_ff=32, dropout=0.0)).double()
+
+
+PAIRS = reverse_task(12, seed=3)                                   # target lengths 4, 8, 8, 3, 2, 5, 7, 3, 7, 4, 3, 4
+ACCUM_CASES = [  # (the pairs of each batch, smoothing)
+    ([PAIRS[4:5], PAIRS[:4] + PAIRS[5:8]], 0.1),
+    ([PAIRS[:2], PAIRS[2:3], PAIRS[3:12]], 0.0),
+    ([PAIRS[:5]], 0.1),
+]
+
+
+@question(QUESTIONS, 7, 3, "accumulate_gradients")
+def q7(ns):
+    f = need(ns, "accumulate_gradients", "function")
+    for groups, smoothing in ACCUM_CASES:
+        batches = [make_batch(g, PAD, BOS, EOS) for g in groups]
+        whole = make_batch([p for g in groups for p in g], PAD, BOS, EOS)
+        case = (f"{len(batches)} batch{'es' if len(batches) > 1 else ''} with "
+                f"{', '.join(str(b.n_tokens) for b in batches)} target tokens, LabelSmoothingLoss({smoothing})")
+        criterion = LabelSmoothingLoss(smoothing, PAD)
+        model = tiny_model()                                      # the reference: one batch with all the pairs
+        criterion(model(whole.src, whole.tgt_in, whole.src_mask, whole.tgt_mask), whole.tgt_out).backward()
+        want = {name: p.grad.clone() for name, p in model.named_parameters()}
+        model.zero_grad(set_to_none=True)
+        runs = []                                                  # (rows, len_s) of each encoder run
+        model.encoder.register_forward_pre_hook(lambda module, args: runs.append(tuple(args[0].shape[:2])))
+        f(model, criterion, batches)
+        if sorted(runs) != sorted(tuple(b.src.shape) for b in batches):
+            raise Miss("the model does not run once per batch",
+                       f"{case}: expected one forward pass per batch, of shapes {[tuple(b.src.shape) for b in batches]}; "
+                       f"got {runs}. Accumulation keeps one batch in memory at a time.")
+        for name, p in model.named_parameters():
+            if p.grad is None:
+                raise Miss(f"no gradient for `{name}`", f"{case}: call backward() on each batch's weighted loss.")
+            same(p.grad, want[name], f"the gradient of `{name}`",
+                 f"{case}; expected: the gradient of the mean loss over all the batches' target tokens")
+
+
+# ---------------------------------------------------------------- 8: what if: label smoothing and confidence
+def train_tiny(smoothing, steps=60):
+    """The experiment of the question's cell: a tiny Transformer fitted to 16 reversal pairs (float64, one thread, seed 0).
+    Adam is written out: torch.optim's first step imports torch._dynamo, seconds in every question's fresh process."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        torch.manual_seed(0)
+        model = Transformer(TransformerConfig(14, 14, d_model=32, n_layers=1, h=2, d_ff=64, dropout=0.0)).double()
+        batch = make_batch(reverse_task(16, seed=0), PAD, BOS, EOS)
+        criterion = LabelSmoothingLoss(smoothing, PAD)
+        params = list(model.parameters())
+        moments = [(torch.zeros_like(p), torch.zeros_like(p)) for p in params]
+        for step in range(1, steps + 1):
+            loss = criterion(model(batch.src, batch.tgt_in, batch.src_mask, batch.tgt_mask), batch.tgt_out)
+            model.zero_grad()
+            loss.backward()
+            with torch.no_grad():                                 # Adam (lr 0.01, betas 0.9 and 0.999), written out
+                for p, (m, v) in zip(params, moments):
+                    m.lerp_(p.grad, 0.1)
+                    v.lerp_(p.grad ** 2, 0.001)
+                    p -= 0.01 * (m / (1 - 0.9 ** step)) / ((v / (1 - 0.999 ** step)).sqrt() + 1e-8)
+    finally:
+        torch.set_num_threads(threads)
+    return model.eval(), batch
+
+
+def confidence(model, batch):
+    "Mean over the real (non-pad) target positions of the largest probability the model gives."
+    with torch.no_grad():
+        probs = model(batch.src, batch.tgt_in, batch.src_mask, batch.tgt_mask).softmax(-1)   # (batch, len_t, vocab)
+    return probs.max(-1).values[batch.tgt_out != PAD].mean().item()
+
+
+@question(QUESTIONS, 8, 3, "confidence with and without label smoothing")
+def q8(ns):
+    # The run is float64, one thread, a fixed seed: repeated, it gives the same numbers. Another summation order (measured
+    # with two threads, as another CPU's kernels would sum) moves them by 5e-9 relative. 1e-3 is far above that and still
+    # tells apart a mean that includes the padding positions (2.5% lower without smoothing, 9% lower with it), another
+    # smoothing (0.1: 0.887) or another number of updates (40: 0.961 and 0.635).
+    for name, smoothing in (("answer_q8_plain", 0.0), ("answer_q8_smoothed", 0.3)):
+        if ns.get(name) is None:
+            raise Miss("not answered yet", f"Set `{name}` to the confidence you measured.")
+    for name, smoothing in (("answer_q8_plain", 0.0), ("answer_q8_smoothed", 0.3)):
+        check_number(ns, name, confidence(*train_tiny(smoothing)), rel=1e-3)
+
+
+# ---------------------------------------------------------------- 9: predict, then check: padding
+TARGET_LENGTHS = [n for n in range(11, 31) for _ in range(2)]      # 40 targets: 11, 11, 12, 12, ..., 30, 30 tokens
+
+
+def padding_share(groups):
+    "The share of the padded tgt_out positions, over the batches make_batch builds from `groups`, that hold <pad>."
+    batches = [make_batch([([4], [4] * n) for n in lengths], PAD, BOS, EOS) for lengths in groups]
+    return sum(int((b.tgt_out == PAD).sum()) for b in batches) / sum(b.tgt_out.numel() for b in batches)
+
+
+@question(QUESTIONS, 9, 2, "the padding share of sorted batches")
+def q9(ns):
+    for name in ("answer_q9_one", "answer_q9_sorted"):
+        if ns.get(name) is None:
+            raise Miss("not answered yet", f"Set `{name}` to a share between 0 and 1.")
+    order = sorted(TARGET_LENGTHS)
+    check_number(ns, "answer_q9_one", padding_share([TARGET_LENGTHS]))
+    check_number(ns, "answer_q9_sorted", padding_share([order[i:i + 10] for i in range(0, 40, 10)]))
+
+
+# ---------------------------------------------------------------- 10: explain with a number: what smoothing costs
+@question(QUESTIONS, 10, 2, "what label smoothing does to perplexity")
+def q10(ns):
+    # (a) at the minimum p = q, so p(y) = 0.9 and the perplexity is 1 / 0.9; (d) the gradient is p - q.
+    # (b) the loss there is H(q), not 0; (c) q(<pad>) = 0; (e) the arg-max stays the reference (question 8: accuracy 1).
+    check_choices(ns, "answer_q10", correct="ad", options="abcde")

@@ -1,5 +1,6 @@
-# Question 2 (1 point): padding_mask
-# WRONG: inverted, True at padding and False at real tokens.
+# Question 2 (1 point): padding_mask for queries and keys
+# WRONG: inverted, True where the query or the key is padding and False where both are real tokens.
 def padding_mask(ids, pad_id):
-    "Boolean mask (batch, 1, 1, len): True where `ids` is a real token, False at padding."
-    return (ids == pad_id)[:, None, None, :]
+    "Boolean mask (batch, 1, len, len): True where query i and key j are both real tokens."
+    pad = ids == pad_id
+    return (pad[:, :, None] | pad[:, None, :]).unsqueeze(1)

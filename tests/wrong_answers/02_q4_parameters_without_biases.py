@@ -1,3 +1,3 @@
-# Question 4 (1 point): parameters of one multi-head attention layer
+# Question 4 (2 points): parameters with full-width heads, d_model = 512, h = 8
 # WRONG: the biases are forgotten.
-answer_q4 = 4 * 512 * 512
+answer_q4 = 4 * 512 * (8 * 512)

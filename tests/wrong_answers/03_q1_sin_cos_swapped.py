@@ -1,4 +1,4 @@
-# Question 1 (3 points): sinusoidal_encoding
+# Question 1 (2 points): sinusoidal_encoding
 # WRONG: cosines in the even dimensions, sines in the odd ones.
 def sinusoidal_encoding(max_len, d_model):
     "(max_len, d_model): sines in even dimensions, cosines in odd ones."

@@ -1,4 +1,4 @@
-# Question 2 (2 points): Embeddings
+# Question 2 (1 point): Embeddings
 # WRONG: the looked-up vectors are not multiplied by sqrt(d_model).
 class Embeddings(nn.Module):
     "Token lookup table, scaled by sqrt(d_model)."

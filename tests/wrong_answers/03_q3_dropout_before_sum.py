@@ -1,4 +1,4 @@
-# Question 3 (2 points): PositionalEncoding
+# Question 3 (3 points): PositionalEncoding
 # WRONG: dropout on the embeddings before the encoding is added, not on the sum.
 from transformer.embeddings import sinusoidal_encoding as package_sinusoidal_encoding
 

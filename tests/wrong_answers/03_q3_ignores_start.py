@@ -1,4 +1,4 @@
-# Question 3 (2 points): PositionalEncoding
+# Question 3 (3 points): PositionalEncoding
 # WRONG: `start` is ignored, so one-token-at-a-time decoding always gets position 0.
 from transformer.embeddings import sinusoidal_encoding as package_sinusoidal_encoding
 

@@ -3,8 +3,8 @@
 from transformer.attention import causal_mask, padding_mask
 
 @torch.no_grad()
-def greedy_decode(model, src, bos_id, eos_id, max_len):
-    "The most likely token at every step, for a batch of sources (batch, len_s): a token-id list per sentence."
+def greedy_decode(model, src, bos_id, eos_id, max_len, ban=()):
+    "The most likely token (never padding, never an id in `ban`) at every step, for sources (batch, len_s): a token-id list per sentence."
     pad_id = model.cfg.pad_id
     src_mask = padding_mask(src, pad_id)
     memory = model.encode(src, src_mask)
@@ -12,6 +12,7 @@ def greedy_decode(model, src, bos_id, eos_id, max_len):
     for _ in range(max_len):
         logits = model.decode(ys, memory, src_mask, causal_mask(ys.size(1)))[:, -1]
         logits[:, pad_id] = -math.inf
+        logits[:, list(ban)] = -math.inf
         next_id = logits.argmax(dim=-1)
         ys = torch.cat([ys, next_id[:, None]], dim=1)
         if eos_id is not None and (next_id == eos_id).any():

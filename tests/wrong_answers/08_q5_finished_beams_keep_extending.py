@@ -4,7 +4,7 @@ from transformer.attention import causal_mask, padding_mask
 from transformer.decoding import length_penalty
 
 @torch.no_grad()
-def beam_search(model, src, bos_id, eos_id, max_len, beam_size=4, alpha=0.6):
+def beam_search(model, src, bos_id, eos_id, max_len, beam_size=4, alpha=0.6, ban=()):
     "The best hypothesis for one source sentence src (1, len_s): (token ids without bos and eos, log P / lp)."
     pad_id = model.cfg.pad_id
     src_mask = padding_mask(src, pad_id)
@@ -23,7 +23,7 @@ def beam_search(model, src, bos_id, eos_id, max_len, beam_size=4, alpha=0.6):
             logits = model.decode(torch.tensor([tokens]), memory, src_mask, causal_mask(len(tokens)))[0, -1]
             step = F.log_softmax(logits.float(), dim=-1)
             for token, token_logp in enumerate(step.tolist()):
-                if token != pad_id:
+                if token != pad_id and token not in ban:
                     candidates.append((tokens + [token], logp + token_logp))
         beams = sorted(candidates, key=score, reverse=True)[:beam_size]
     best = max(beams, key=score)

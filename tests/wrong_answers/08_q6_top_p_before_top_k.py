@@ -1,7 +1,7 @@
 # Question 6 (3 points): sampling_probs
 # WRONG: top-p is applied before top-k (on the full distribution), not after it.
 def sampling_probs(logits, temperature=1.0, top_k=None, top_p=None):
-    "The next-token distribution after temperature, top-k and top-p."
+    "The next-token distribution after temperature (a number, or one per row), top-k and top-p."
     if temperature == 0:
         return F.one_hot(logits.argmax(dim=-1), logits.size(-1)).float()
     probs = (logits / temperature).softmax(dim=-1)

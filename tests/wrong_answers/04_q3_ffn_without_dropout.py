@@ -1,0 +1,16 @@
+# Question 3 (3 points): EncoderLayer
+# WRONG: the feed-forward network is built without the layer's rate (it keeps 0.1); the sublayers get it.
+from transformer.multi_head import MultiHeadAttention
+from transformer.encoder import FeedForward as PackageFeedForward, SublayerConnection as PackageSublayerConnection
+
+class EncoderLayer(nn.Module):
+    "Self-attention then feed-forward, each wrapped in a SublayerConnection."
+    def __init__(self, d_model, h, d_ff, dropout=0.1, pre_norm=False):
+        super().__init__()
+        self.self_attn = MultiHeadAttention(d_model, h)
+        self.ffn = PackageFeedForward(d_model, d_ff)
+        self.sublayers = nn.ModuleList(PackageSublayerConnection(d_model, dropout, pre_norm) for _ in range(2))
+
+    def forward(self, x, mask=None):
+        x = self.sublayers[0](x, lambda y: self.self_attn(y, y, y, mask))
+        return self.sublayers[1](x, self.ffn)

@@ -1,0 +1,18 @@
+# Question 3 (4 points): DecoderLayer
+# WRONG: the cross-attention ignores src_mask, so the decoder reads the source's padding.
+from transformer.multi_head import MultiHeadAttention
+from transformer.encoder import FeedForward, SublayerConnection
+
+class DecoderLayer(nn.Module):
+    "Masked self-attention, cross-attention over the encoder output, feed-forward."
+    def __init__(self, d_model, h, d_ff, dropout=0.1, pre_norm=False):
+        super().__init__()
+        self.self_attn = MultiHeadAttention(d_model, h)
+        self.cross_attn = MultiHeadAttention(d_model, h)
+        self.ffn = FeedForward(d_model, d_ff, dropout)
+        self.sublayers = nn.ModuleList(SublayerConnection(d_model, dropout, pre_norm) for _ in range(3))
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        x = self.sublayers[0](x, lambda y: self.self_attn(y, y, y, tgt_mask))
+        x = self.sublayers[1](x, lambda y: self.cross_attn(y, memory, memory))
+        return self.sublayers[2](x, self.ffn)
