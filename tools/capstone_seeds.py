@@ -1,33 +1,43 @@
-"""How much the capstone's reference accuracy moves with the seed: the basis of grader.capstone.TOLERANCE.
+"""The capstone's reference against a correct set of pieces, seed by seed: the basis of grader.capstone.TOLERANCE.
 
-    python tools/capstone_seeds.py [--seeds 0 1 2 3 4]
+    python tools/capstone_seeds.py [--seeds 0 1 2 3 4] [--pieces solutions]
 
-Trains the package's Transformer on the capstone's task and budget once per seed (one thread, as the
-grader does) and prints the exact-match accuracy of each run, with the CPU it ran on.
+For each seed, trains the package's Transformer and the capstone's MyTransformer built from the pieces in
+`--pieces` (the solutions by default: a learner who got everything right) on the capstone's task and
+budget, from the same initial weights (one thread, as the grader does), and prints both exact-match
+accuracies, with the CPU it ran on. The seed moves the package's own result; a correct model should
+follow it closely at every seed.
 """
 import argparse
 import time
 
 import torch
 
-from grader import capstone
-from transformer.model import Transformer
+from grader import capstone, notebook
 from transformer.training import cpu_capability
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
+    parser.add_argument("--pieces", default="solutions", help="folder of exercise notebooks 01-05 and 09 (default: solutions)")
     args = parser.parse_args()
+    setup, cells = notebook.cells(notebook.read(f"{args.pieces}/09_capstone.ipynb"))
+    ns = {}
+    exec(setup + "\n" + cells[1], ns)
+    pieces = capstone.load_pieces(args.pieces)
     torch.set_num_threads(1)
     print(f"CPU: {cpu_capability()}; torch {torch.__version__}; fp32; 1 thread; "
           f"model {capstone.MODEL}; budget {capstone.BUDGET}")
-    scores = []
+    gaps = []
     for seed in args.seeds:
         start = time.perf_counter()
-        scores.append(capstone.train_and_score(Transformer, seed))
-        print(f"seed {seed}: exact match {scores[-1]:.3f} ({time.perf_counter() - start:.0f} s)", flush=True)
-    print(f"min {min(scores):.3f}, max {max(scores):.3f}, tolerance in the grader {capstone.TOLERANCE}")
+        package = capstone.package_accuracy(seed)
+        mine = capstone.your_accuracy(ns["MyTransformer"], pieces, seed)
+        gaps.append(package - mine)
+        print(f"seed {seed}: exact match, package {package:.3f}, pieces of {args.pieces} {mine:.3f} "
+              f"({time.perf_counter() - start:.0f} s for both)", flush=True)
+    print(f"largest shortfall of the pieces: {max(gaps):.3f}; tolerance in the grader: {capstone.TOLERANCE}")
 
 
 if __name__ == "__main__":

@@ -22,22 +22,6 @@ def counted(pieces):
     return {name: counting(name, cls) for name, cls in pieces.items()}, built
 
 
-def load_reference_weights(mine, reference):
-    "Load the package model's weights into the learner's (encoder.layers.i -> encoder_layers.i)."
-    want = {k.replace("encoder.layers.", "encoder_layers.").replace("decoder.layers.", "decoder_layers."): v
-            for k, v in reference.state_dict().items()}
-    have = mine.state_dict()
-    missing, extra = sorted(set(want) - set(have)), sorted(set(have) - set(want))
-    if missing or extra:
-        raise Miss("MyTransformer has different parameter names than asked",
-                   f"Missing: {missing[:4] or 'none'}; unexpected: {extra[:4] or 'none'}. Use the attribute names "
-                   "src_embed, tgt_embed, pos, encoder_layers, decoder_layers, generator.")
-    for k, v in want.items():
-        if have[k].shape != v.shape:
-            raise Miss(f"MyTransformer: `{k}` has the wrong shape", f"Expected {tuple(v.shape)}, got {tuple(have[k].shape)}.")
-    mine.load_state_dict(want)
-
-
 @question(QUESTIONS, 1, 4, "assemble your Transformer")
 def q1(ns):
     model_class = checks.need(ns, "MyTransformer", "class")
@@ -53,7 +37,12 @@ def q1(ns):
                    "both sides, n_layers layers on each side).")
     if getattr(mine, "cfg", None) is not cfg:
         raise Miss("MyTransformer does not keep `cfg` as self.cfg", "The package's loop and decoder read model.cfg.")
-    load_reference_weights(mine, reference)
+    try:
+        capstone.start_from(mine, reference.state_dict())
+    except capstone.NamesDiffer as e:
+        raise Miss("MyTransformer has different parameter names than asked",
+                   f"{e}. Use the attribute names src_embed, tgt_embed, pos, encoder_layers, decoder_layers, "
+                   "generator.") from None
     if getattr(getattr(mine, "generator", None), "weight", None) is not mine.tgt_embed.lut.weight:
         raise Miss("the output projection is not tied to the target embedding",
                    "generator.weight must be the same Parameter object as tgt_embed.lut.weight (assign it, do not copy).")
@@ -90,7 +79,11 @@ def q2(ns):
     except capstone.NotAnswered as e:
         raise Miss("one of your pieces is not ready", f"{e}. The capstone reads your answers from the exercise "
                                                       f"notebooks in {path.parent}.") from None
-    yours, package = capstone.your_accuracy(model_class, pieces), capstone.package_accuracy()
+    try:
+        yours = capstone.your_accuracy(model_class, pieces)
+    except capstone.NamesDiffer as e:
+        raise Miss("MyTransformer's parameters are not named as question 1 asks", str(e)) from None
+    package = capstone.package_accuracy()
     if yours >= package - capstone.TOLERANCE:
         return
     piece, fixed = capstone.culprit(model_class, path.parent, package - capstone.TOLERANCE)
