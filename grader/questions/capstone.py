@@ -70,9 +70,11 @@ def q2(ns):
     setup, sources = notebook.cells(notebook.read(path))
     if 1 not in sources:
         raise Miss("question 1's cell is missing", "Question 2 trains the MyTransformer of question 1.")
+    if capstone.STUB in sources[1]:
+        raise NotImplementedError                    # question 1 is still the exercise's stub: not answered yet
     mine = {"__name__": "__main__", "__builtins__": __builtins__}
     exec(compile(setup, f"{checks.LEARNER} setup>", "exec"), mine)
-    exec(compile(sources[1], f"{checks.LEARNER} question 1>", "exec"), mine)   # NotImplementedError: not answered
+    exec(compile(sources[1], f"{checks.LEARNER} question 1>", "exec"), mine)
     model_class = checks.need(mine, "MyTransformer", "class")
     try:
         pieces = capstone.load_pieces(path.parent)
