@@ -26,6 +26,12 @@ MJ_STAMP := $(MJ_DIR)/installed-$(MATHJAX)
 # -W: any warning (a failing cell included) fails the build; -n: nitpicky references;
 # --keep-going: report every problem, not just the first.
 BOOK_FLAGS ?= -W -n --keep-going
+# Multi30k: the package reads $$MULTI30K_DIR, else its download cache (filled on first use). A copy
+# next to the repository (machines without internet keep one there) is used when the variable is unset.
+MULTI30K_DIR ?= $(wildcard $(abspath ../shared/data/multi30k))
+ifneq ($(MULTI30K_DIR),)
+export MULTI30K_DIR
+endif
 
 # The .venv is ours to create and fill; an environment passed as BIN is used as it is.
 ifeq ($(abspath $(BIN)),$(abspath $(VENV)/bin))

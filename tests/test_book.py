@@ -89,6 +89,29 @@ def test_site_is_self_contained(html, docs):
     assert check_site.check_offline(html, docs) == []
 
 
+def test_answers_are_on_the_site_and_hidden(html, docs):
+    "Each chapter's questions have their answers on the page, folded away until the reader opens them."
+    pages = [d for d in docs if check_site._soup(check_site.page(html, d)).find("section", id="questions")]
+    assert len(pages) >= 10, pages
+    assert check_site.check_answers_hidden(html, docs) == []
+
+
+def test_the_answer_check_notices_a_missing_or_open_answer(tmp_path):
+    "check_answers_hidden itself: a page whose answers are short, or shown, is reported."
+    pages = iter(range(100))                        # a new file per call: pages are parsed once and cached
+    def site(answers, cell='<div class="cell tag_hide-cell"><details><summary>s</summary></details></div>'):
+        name = f"p{next(pages)}"
+        (tmp_path / f"{name}.html").write_text(
+            '<main><section id="questions"><h2>Questions</h2><ol><li>a</li><li>b</li></ol></section>'
+            f'<section id="answers"><h2>Answers</h2>{answers}{cell}</section></main>')
+        return check_site.check_answers_hidden(tmp_path, [name])
+    drop = '<div class="dropdown admonition"><p class="admonition-title">Answer {}</p><p>text</p></div>'
+    assert site(drop.format(1) + drop.format(2)) == []
+    assert "questions but dropdown answers" in site(drop.format(1))[0]
+    assert "questions but dropdown answers" in site(drop.format(1) + drop.format(2).replace("dropdown ", ""))[0]
+    assert "shown, not folded away" in site(drop.format(1) + drop.format(2), cell='<div class="cell"><pre>x</pre></div>')[0]
+
+
 def test_pages_in_headless_chromium(html, docs):
     "Every toc page opens in Chromium and MathJax typesets all its math."
     browser = check_site.find_browser()

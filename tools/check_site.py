@@ -160,6 +160,38 @@ def check_executed(html_dir: Path, docs: list[str]) -> list[str]:
     return problems
 
 
+def check_answers_hidden(html_dir: Path, docs: list[str]) -> list[str]:
+    """Every page with a Questions section has an Answers section with one closed dropdown per question,
+    titled "Answer k" in order, and every code cell among the answers folded away (myst-nb's hide-cell)."""
+    problems = []
+    for d in docs:
+        if not page(html_dir, d).is_file():
+            continue
+        dom = _soup(page(html_dir, d))
+        questions = dom.find("section", id="questions")
+        if questions is None:
+            continue
+        items = questions.find("ol").find_all("li", recursive=False) if questions.find("ol") else []
+        answers = dom.find("section", id="answers")
+        if answers is None:
+            problems.append(f"{d}: {len(items)} questions and no Answers section")
+            continue
+        titles = [a.find(class_="admonition-title").get_text(strip=True)
+                  for a in answers.select("div.admonition") if "dropdown" in a.get("class", [])]
+        if titles != [f"Answer {k}" for k in range(1, len(items) + 1)]:
+            problems.append(f"{d}: {len(items)} questions but dropdown answers {titles}")
+        for cell in answers.select("div.cell"):
+            folded = cell.find("details")
+            if not {"tag_hide-cell", "tag_hide-input"} & set(cell.get("class", [])) or folded is None \
+                    or folded.has_attr("open"):
+                problems.append(f"{d}: a code cell among the answers is shown, not folded away")
+                break
+        shown = [a for a in answers.select("div.admonition.dropdown") if "toggle-shown" in a.get("class", [])]
+        if shown:
+            problems.append(f"{d}: {len(shown)} answers open by default")
+    return problems
+
+
 def check_offline(html_dir: Path, docs: list[str]) -> list[str]:
     "Nothing is loaded from another host; the MathJax the pages load is in the site."
     problems = []
@@ -226,7 +258,7 @@ def _text_outside_code(node) -> str:
 
 
 def check_in_browser(html_dir: Path, docs: list[str], browser: str) -> list[str]:
-    "Open each toc page in headless Chromium; MathJax must have typeset all math."
+    "Open each toc page in headless Chromium; MathJax must have typeset all math; answers start folded."
     handler = functools.partial(_QuietHandler, directory=str(html_dir))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -248,6 +280,12 @@ def check_in_browser(html_dir: Path, docs: list[str], browser: str) -> list[str]
                 sample = untypeset[0].get_text(strip=True)[:80]
                 problems.append(f"{d}: {len(untypeset)} of {len(maths)} math elements not typeset "
                                 f"by MathJax, e.g. {sample!r}")
+            answers = main.find("section", id="answers")
+            if answers is not None:                   # sphinx-togglebutton folds each answer away
+                dropdowns = answers.select("div.admonition.dropdown")
+                if not dropdowns or any("toggle-hidden" not in a.get("class", []) for a in dropdowns):
+                    problems.append(f"{d}: the browser shows answers that should be folded away "
+                                    f"({len(dropdowns)} dropdowns)")
             for m in re.finditer(TEX_LEFT, _text_outside_code(main)):
                 problems.append(f"{d}: raw TeX left in the page: {m.group(0)[:80]!r}")
                 break
@@ -258,7 +296,7 @@ def check_in_browser(html_dir: Path, docs: list[str], browser: str) -> list[str]
 
 
 STATIC_CHECKS = [check_toc_pages, check_no_extra_pages, check_no_cell_errors, check_executed,
-                 check_offline]
+                 check_offline, check_answers_hidden]
 
 
 def main(argv=None) -> int:
