@@ -240,6 +240,15 @@ def copy_weights(module, reference, what):
     return guard(module, what)
 
 
+def scramble(module, seed):
+    "Random weights everywhere, LayerNorm included, so that a missing piece shows."
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for p in module.parameters():
+            p.copy_(torch.randn(p.shape, generator=g) * 0.3)
+    return module
+
+
 def rand(*shape, seed=0, **kw):
     return torch.randn(*shape, generator=torch.Generator().manual_seed(seed), **kw)
 

@@ -3,19 +3,10 @@ import torch
 
 from transformer.attention import causal_mask, padding_mask
 from transformer.decoder import Decoder, DecoderLayer
-from ..checks import Miss, check_choices, check_number, copy_weights, need, question, rand, randint, same
+from ..checks import Miss, check_choices, check_number, copy_weights, need, question, rand, randint, same, scramble
 
 NOTEBOOK = "05_decoder"
 QUESTIONS = []
-
-
-def scramble(module, seed):
-    "Random weights everywhere, LayerNorm included, so that a missing piece shows."
-    g = torch.Generator().manual_seed(seed)
-    with torch.no_grad():
-        for p in module.parameters():
-            p.copy_(torch.randn(p.shape, generator=g) * 0.3)
-    return module
 
 
 def shifted(labels, bos):

@@ -7,19 +7,10 @@ from torch import nn
 
 from transformer.attention import padding_mask
 from transformer.encoder import Encoder, EncoderLayer, FeedForward, SublayerConnection
-from ..checks import Miss, check_number, copy_weights, guard, need, question, rand, randint, same
+from ..checks import Miss, check_number, copy_weights, guard, need, question, rand, randint, same, scramble
 
 NOTEBOOK = "04_encoder"
 QUESTIONS = []
-
-
-def scramble(module, seed):
-    "Random weights everywhere, LayerNorm included, so that a missing piece shows."
-    g = torch.Generator().manual_seed(seed)
-    with torch.no_grad():
-        for p in module.parameters():
-            p.copy_(torch.randn(p.shape, generator=g) * 0.3)
-    return module
 
 
 RATES = (0.0, 0.3, 0.7)
