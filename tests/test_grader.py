@@ -219,6 +219,18 @@ def test_the_classic_mistakes_are_among_the_wrong_answers():
     assert {"07_q2_smoothing_on_padding.py",                # label smoothing spread over the padding token
             "08_q5_finished_beams_keep_extending.py",       # a beam search that forgets to stop finished beams
             "08_q6_top_p_drops_crossing_token.py"} <= names
+    # the kinds of wrong answer issue 13 lists, each with at least one case
+    kinds = {"float ids where torch.long is asked": {"05_q1_float_bos_column.py", "07_q1_float_ids.py"},
+             "a dropout rate hard-coded or not passed on": {"03_q3_dropout_hard_coded.py", "04_q1_dropout_hard_coded.py",
+                                                            "04_q3_dropout_not_passed.py", "05_q3_dropout_not_passed.py"},
+             "arguments that coincide in the chapter (key = value, 4-D only)": {
+                 "01_q3_value_is_key.py", "02_q3_key_used_as_value.py", "01_q3_transpose_2_3.py",
+                 "01_q3_four_dim_unpacking.py"},
+             "a table that must be a buffer": {"03_q3_table_as_parameter.py", "03_q3_table_plain_attribute.py"},
+             "search that picks padding or a banned token": {"08_q1_predicts_padding.py", "08_q5_beam_picks_padding.py",
+                                                             "08_q1_ignores_ban.py", "08_q5_ignores_ban.py"}}
+    missing = {kind: sorted(files - names) for kind, files in kinds.items() if files - names}
+    assert not missing, missing
 
 
 def test_the_beam_search_models_make_greedy_decoding_wrong():
@@ -457,6 +469,25 @@ def test_command_line_json_table_and_hints(tmp_path):
     own = "\n".join(broken.values())
     leaked = [line for line in solution_lines(solution("01")) if line in run.stdout and line not in own]
     assert not leaked, leaked
+
+
+def test_report_tables_every_exercise(tmp_path):
+    "`python -m grader report`: one row per exercise from the JSON files, misses named, the rest not graded yet."
+    for nn, number, body in (("01", 4, "answer_q4 = 0.5\n"), ("03", None, None)):
+        nb = replace_cell(solution(nn), number, body, tmp_path, "r") if number else solution(nn)
+        assert cli("grade", nb, "--json", tmp_path / "grades" / f"{solution(nn).stem}.json").returncode == 0
+    run = cli("report", "--json-dir", tmp_path / "grades")
+    assert run.returncode == 0, run.stderr
+    rows = {line.split()[0]: line for line in run.stdout.splitlines()[1:]}
+    assert sorted(rows) == sorted([*NOTEBOOKS, "total"])
+    most = {nn: sum(full_marks(nn[:2]).values()) for nn in NOTEBOOKS}
+    assert re.search(rf"01_attention\s+{most['01_attention'] - 2}\s+{most['01_attention']}\s+q4: wrong value$",
+                     rows["01_attention"]), rows["01_attention"]
+    assert re.search(rf"03_embeddings\s+{most['03_embeddings']}\s+{most['03_embeddings']}\s+all done", rows["03_embeddings"])
+    assert re.search(r"\s-\s+\d+\s+not graded yet", rows["02_multi_head"])
+    total = most["01_attention"] - 2 + most["03_embeddings"]
+    assert re.search(rf"total\s+{total}\s+{sum(most.values())}", rows["total"])
+    assert cli("report", "--json-dir", tmp_path / "nowhere").returncode == 2
 
 
 def test_hints_of_a_wrong_number_do_not_give_the_answer(tmp_path):
