@@ -26,9 +26,9 @@ MJ_STAMP := $(MJ_DIR)/installed-$(MATHJAX)
 # -W: any warning (a failing cell included) fails the build; -n: nitpicky references;
 # --keep-going: report every problem, not just the first.
 BOOK_FLAGS ?= -W -n --keep-going
-# The tests run on every core (pytest-xdist); the book's tests stay together on one worker, which
-# builds the book once. PYTEST_ARGS="-n 0" runs them one after another.
-PYTEST_ARGS ?= -n auto --dist loadgroup
+# The tests run on every core (pytest-xdist), a test file per worker at a time (--dist loadfile):
+# the book's tests stay together, so the book is built once. PYTEST_ARGS="-n 0" runs them one by one.
+PYTEST_ARGS ?= -n auto --dist loadfile
 # Multi30k: the package reads $$MULTI30K_DIR, else its download cache (filled on first use). A copy
 # next to the repository (machines without internet keep one there) is used when the variable is unset.
 MULTI30K_DIR ?= $(wildcard $(abspath ../shared/data/multi30k))

@@ -22,10 +22,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 import check_site  # noqa: E402
 
-# Under pytest-xdist (make test) every test of this file runs on one worker: the session fixture
-# below then builds the book once.
-pytestmark = pytest.mark.xdist_group("book")
-
+# Under pytest-xdist, `make test` sends each test file to one worker (--dist loadfile), so the
+# session fixture below builds the book once.
 HTML = ROOT / "_build" / "html"
 LOG = ROOT / "_build" / "book.log"
 
