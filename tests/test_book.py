@@ -10,6 +10,7 @@ chromium`); without one it is skipped, except in CI (CI=true), where it fails.
 BOOK_REUSE=1 checks the existing _build/html instead of rebuilding (for quick iteration
 only; `make test` always rebuilds).
 """
+import json
 import os
 import re
 import subprocess
@@ -17,6 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -112,6 +114,34 @@ def test_the_answer_check_notices_a_missing_or_open_answer(tmp_path):
     assert "questions but dropdown answers" in site(drop.format(1))[0]
     assert "questions but dropdown answers" in site(drop.format(1) + drop.format(2).replace("dropdown ", ""))[0]
     assert "shown, not folded away" in site(drop.format(1) + drop.format(2), cell='<div class="cell"><pre>x</pre></div>')[0]
+
+
+def chapter_markdown(nn):
+    [nb] = (ROOT / "chapters").glob(f"{nn}_*.ipynb")
+    return "\n".join("".join(c["source"]) for c in json.loads(nb.read_text())["cells"] if c["cell_type"] == "markdown")
+
+
+def test_every_exercise_is_linked_from_its_chapter():
+    "Chapters 1 to 8 link their exercise notebook, chapter 7 the capstone too (a relative link JupyterLab opens)."
+    exercises = sorted(p.name for p in (ROOT / "solutions").glob("*.ipynb"))
+    assert len(exercises) >= 9
+    for name in exercises:
+        nn = "07" if name.startswith("09_") else name[:2]
+        assert f"](../exercises/{name})" in chapter_markdown(nn), f"chapter {nn} does not link exercises/{name}"
+
+
+def test_exercise_links_and_launch_buttons_on_the_site(html, docs):
+    "On the site an exercise link goes to the file in the repository; each chapter has Colab, Binder and download."
+    repo = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]["url"].rstrip("/")
+    for name in sorted(p.name for p in (ROOT / "solutions").glob("*.ipynb")):
+        nn = "07" if name.startswith("09_") else name[:2]
+        [doc] = [d for d in docs if d.startswith(f"chapters/{nn}_")]
+        hrefs = {a.get("href") for a in check_site._soup(check_site.page(html, doc)).find_all("a")}
+        assert f"{repo}/blob/main/exercises/{name}" in hrefs, f"{doc}: no link to exercises/{name} on the site"
+    for doc in [d for d in docs if d.startswith("chapters/") and (ROOT / f"{d}.ipynb").is_file()]:
+        page = str(check_site._soup(check_site.page(html, doc)))
+        for needle in ("colab.research.google.com/github/", "mybinder.org/v2/gh/", ".ipynb"):
+            assert needle in page, f"{doc}: no {needle} link (launch and download buttons)"
 
 
 def test_pages_in_headless_chromium(html, docs):

@@ -36,17 +36,24 @@ class RepositoryFileLinks(SphinxPostTransform):
             return
         root = Path(env.srcdir)
         for node in list(self.document.findall(addnodes.pending_xref)):
-            if node.get("reftype") != "myst":
-                continue
-            target = node.get("reftarget", "")
-            if not target or "://" in target or target.startswith("#"):
+            kind, target = node.get("reftype"), node.get("reftarget", "")
+            if kind not in ("myst", "doc") or not target or "://" in target or target.startswith("#"):
                 continue
             refdoc = node.get("refdoc", env.docname)
-            path = posixpath.normpath(posixpath.join(posixpath.dirname(refdoc), target))
-            if path.startswith("..") or not _exists(root, path):
-                continue
-            if posixpath.splitext(path)[0] in env.found_docs:
-                continue  # a page of the book: MyST resolves it
+            if kind == "doc" or node.get("refdomain") == "doc":   # a link to a notebook: MyST made it a docname
+                docname = target.lstrip("/")    # already resolved against the linking page
+                if docname in env.found_docs:
+                    continue                # a page of the book: Sphinx resolves it
+                found = [docname + s for s in (".ipynb", ".md") if _exists(root, docname + s)]
+                if not found:
+                    continue
+                path = found[0]
+            else:
+                path = posixpath.normpath(posixpath.join(posixpath.dirname(refdoc), target))
+                if path.startswith("..") or not _exists(root, path):
+                    continue
+                if posixpath.splitext(path)[0] in env.found_docs:
+                    continue  # a page of the book: MyST resolves it
             ref = nodes.reference("", "", internal=False, refuri=f"{url}/blob/{branch}/{path}")
             ref += node.children
             node.replace_self(ref)
