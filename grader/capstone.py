@@ -221,19 +221,25 @@ def culprit(model_class, folder, target):
     return None, None
 
 
+def verdict(model_class, folder, diagnose=True):
+    """(your accuracy, the package's, advice): advice is None when yours comes within TOLERANCE of the
+    package's, else a sentence naming the first piece whose swap fixes it (found by `culprit`)."""
+    yours, package = your_accuracy(model_class, load_pieces(folder)), package_accuracy()
+    if yours >= package - TOLERANCE:
+        return yours, package, None
+    if not diagnose:
+        return yours, package, "Your model falls short of the package's."
+    piece, fixed = culprit(model_class, folder, package - TOLERANCE)
+    if piece is None:
+        return yours, package, "No single piece swapped for the package's fixes it: more than one is wrong."
+    return yours, package, (f"With the package's {piece.name} instead of yours it reaches {fixed:.2f}: "
+                            f"look at {piece.where}.")
+
+
 def compare(model_class, folder=".", diagnose=True):
     "Train your model and the package's in the same budget and print both accuracies (and the culprit if yours falls short)."
-    pieces = load_pieces(folder)
-    mine, theirs = your_accuracy(model_class, pieces), package_accuracy()
+    yours, package, advice = verdict(model_class, folder, diagnose)
     print(f"exact-match accuracy on {len(data()[1])} held-out sequences after {BUDGET['max_steps']} updates: "
-          f"yours {mine:.3f}, the package's {theirs:.3f}")
-    if mine >= theirs - TOLERANCE:
-        print("Your Transformer learns as well as the package's.")
-    elif diagnose:
-        piece, fixed = culprit(model_class, folder, theirs - TOLERANCE)
-        if piece is None:
-            print("No single piece swapped for the package's fixes it: more than one piece is wrong.")
-        else:
-            print(f"With the package's {piece.name} instead of yours ({piece.where}) it reaches {fixed:.3f}: "
-                  "look there first.")
-    return mine, theirs
+          f"yours {yours:.3f}, the package's {package:.3f}")
+    print(advice or "Your Transformer learns as well as the package's.")
+    return yours, package

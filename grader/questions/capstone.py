@@ -77,18 +77,11 @@ def q2(ns):
     exec(compile(sources[1], f"{checks.LEARNER} question 1>", "exec"), mine)
     model_class = checks.need(mine, "MyTransformer", "class")
     try:
-        pieces = capstone.load_pieces(path.parent)
+        yours, package, advice = capstone.verdict(model_class, path.parent)
     except capstone.NotAnswered as e:
         raise Miss("one of your pieces is not ready", f"{e}. The capstone reads your answers from the exercise "
                                                       f"notebooks in {path.parent}.") from None
-    try:
-        yours = capstone.your_accuracy(model_class, pieces)
     except capstone.NamesDiffer as e:
         raise Miss("MyTransformer's parameters are not named as question 1 asks", str(e)) from None
-    package = capstone.package_accuracy()
-    if yours >= package - capstone.TOLERANCE:
-        return
-    piece, fixed = capstone.culprit(model_class, path.parent, package - capstone.TOLERANCE)
-    where = ("no single piece swapped for the package's fixes it: more than one is wrong" if piece is None else
-             f"with the package's {piece.name} instead of yours it reaches {fixed:.2f}: look at {piece.where}")
-    raise Miss(f"your model reaches {yours:.2f} exact match, the package's {package:.2f}", where[0].upper() + where[1:] + ".")
+    if advice:
+        raise Miss(f"your model reaches {yours:.2f} exact match, the package's {package:.2f}", advice)
