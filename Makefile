@@ -4,6 +4,8 @@
 #                  (every chapter is executed) into _build/html/index.html
 #   make test      create .venv if needed, then run the whole test suite (pytest): it
 #                  rebuilds the book from scratch and checks it in a headless browser
+#   make quicktest the suite without its slow end-to-end group (pytest -m "not e2e": no
+#                  book build, no real training runs), for a quick check while editing
 #   make lab       open the chapters in JupyterLab
 #   make nbtest    run every chapter with nbdev-test
 #   make grade EX=exercises/01_attention.ipynb     grade one exercise
@@ -43,7 +45,7 @@ else
 STAMP :=
 endif
 
-.PHONY: setup export book site mathjax test nbtest lab exercises grade grades clean distclean
+.PHONY: setup export book site mathjax test quicktest nbtest lab exercises grade grades clean distclean
 
 setup: $(STAMP)
 
@@ -85,6 +87,9 @@ $(MJ_STAMP):
 # chapter executed) and checks the result in headless Chromium.
 test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+quicktest: $(STAMP)
+	$(BIN)/python -m pytest $(PYTEST_ARGS) -m "not e2e"
 
 nbtest: $(STAMP)
 	$(BIN)/nbdev-test chapters

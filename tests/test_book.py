@@ -7,8 +7,14 @@ The checks themselves live in tools/check_site.py (also usable by hand:
 `python tools/check_site.py`). The browser test needs Chromium (Debian: `apt-get install
 chromium`); without one it is skipped, except in CI (CI=true), where it fails.
 
+Each chapter is executed once per test run, by this build; the per-chapter tests below read
+the executed copies the build keeps (_build/jupyter_execute) instead of running the chapters
+again. (`make nbtest` runs them under nbdev's own runner, for chapter authors.)
+
 BOOK_REUSE=1 checks the existing _build/html instead of rebuilding (for quick iteration
 only; `make test` always rebuilds).
+
+These tests are the slowest of the suite: they carry the `e2e` mark (pytest -m "not e2e" skips them).
 """
 import json
 import os
@@ -23,11 +29,15 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 import check_site  # noqa: E402
+import figure_check  # noqa: E402
 
 # Under pytest-xdist, `make test` sends each test file to one worker (--dist loadfile), so the
 # session fixture below builds the book once.
 HTML = ROOT / "_build" / "html"
 LOG = ROOT / "_build" / "book.log"
+EXECUTED = ROOT / "_build" / "jupyter_execute" / "chapters"
+CHAPTERS = sorted((ROOT / "chapters").glob("*.ipynb"))
+pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture(scope="session")
@@ -85,6 +95,20 @@ def test_no_error_in_executed_cells(html, docs):
 
 def test_every_cell_was_executed(html, docs):
     assert check_site.check_executed(html, docs) == []
+
+
+@pytest.mark.parametrize("nb", CHAPTERS, ids=[p.stem for p in CHAPTERS])
+def test_chapter_ran(html, nb):
+    "Every code cell of the chapter ran in the book build, and none raised."
+    path = EXECUTED / nb.name
+    assert path.is_file(), f"{nb.name}: the build kept no executed copy at {path} (see {LOG})"
+    cells = [c for c in json.loads(path.read_text(encoding="utf-8"))["cells"]
+             if c["cell_type"] == "code" and "".join(c["source"]).strip()]
+    not_run = [c.get("id", i) for i, c in enumerate(cells) if c.get("execution_count") is None]
+    errors = [(c.get("id", i), o.get("ename"), o.get("evalue"))
+              for i, c in enumerate(cells) for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    assert not errors, f"{nb.name}: cells raised: {errors[:3]}"
+    assert not not_run, f"{nb.name}: {len(not_run)} code cells did not run, first {not_run[0]}"
 
 
 def test_site_is_self_contained(html, docs):
@@ -152,3 +176,21 @@ def test_pages_in_headless_chromium(html, docs):
             pytest.fail("no Chromium in CI: .ci/run installs it with apt-get install chromium")
         pytest.skip("no Chromium/Chrome found (Debian: apt-get install chromium; or set CHROMIUM)")
     assert check_site.check_in_browser(html, docs, browser) == []
+
+
+FIGURE_CHAPTERS = ["01_attention", "02_multi_head", "03_embeddings", "06_model", "08_decoding"]
+
+
+def test_interactive_figures_in_headless_chromium(html):
+    """Each chapter's interactive figure is on its page; in Chromium with the network off, every
+    button and slider of every figure changes what the figure shows, and no page asks for
+    anything outside the site."""
+    pages = figure_check.figure_pages(html)
+    missing = [c for c in FIGURE_CHAPTERS if f"chapters/{c}.html" not in pages]
+    assert not missing, f"chapters without an interactive figure: {missing}"
+    browser = check_site.find_browser()
+    if browser is None:
+        if os.environ.get("CI"):
+            pytest.fail("no Chromium in CI: .ci/run installs it with apt-get install chromium")
+        pytest.skip("no Chromium/Chrome found (Debian: apt-get install chromium; or set CHROMIUM)")
+    assert figure_check.check_figures(html, pages, browser, check_site.BROWSER_FLAGS) == []

@@ -78,6 +78,7 @@ def test_a_piece_not_answered_is_named(tmp_path):
         capstone.load_pieces(folder, use_package={"MultiHeadAttention"})
 
 
+@pytest.mark.e2e
 def test_a_planted_bug_is_named_as_the_culprit(tmp_path):
     "Attention that ignores its mask lets the decoder read the answer in training: the model cannot decode."
     folder = course(tmp_path)

@@ -21,6 +21,8 @@ WORKER = ROOT / "tests" / "ddp_worker.py"
 sys.path.insert(0, str(WORKER.parent))
 import ddp_worker  # noqa: E402
 
+pytestmark = pytest.mark.e2e          # real multi-process training runs: slow
+
 
 def free_port():
     with socket.socket() as s:

@@ -111,6 +111,7 @@ def test_unknown_config_is_a_usage_error(tmp_path):
     assert r.returncode == 2 and "invalid choice" in r.stderr
 
 
+@pytest.mark.e2e
 def test_interrupted_training_resumes_from_its_checkpoint(tmp_path, DATA):
     "Kill the run (SIGKILL) after its first checkpoint; --resume finishes it."
     out = tmp_path / "run"
@@ -244,6 +245,7 @@ def _free_port():
         return s.getsockname()[1]
 
 
+@pytest.mark.e2e
 def test_train_under_torchrun_two_cpu_processes(tmp_path, DATA):
     "The same command under torchrun (gloo, 2 processes) trains and writes one checkpoint."
     out = tmp_path / "ddp"

@@ -206,6 +206,16 @@ def check_offline(html_dir: Path, docs: list[str]) -> list[str]:
             rel = set(el.get("rel") or [])
             if rel & {"stylesheet", "preload", "modulepreload"} and external.match(el.get("href", "")):
                 problems.append(f"{d}: <link rel={sorted(rel)}> loads {el['href']}")
+        if s.select(".tf-figure"):                   # interactive figures: plotly.js from the site
+            srcs = [el["src"] for el in s.find_all("script", src=True) if "plotly" in el["src"].lower()]
+            if not srcs:
+                problems.append(f"{d}: has an interactive figure but loads no plotly.js")
+            for src in srcs:
+                if external.match(src) or not (p.parent / src.split("?")[0]).is_file():
+                    problems.append(f"{d}: plotly script {src} is not in the site")
+            if len(p.read_bytes()) > 3_000_000:
+                problems.append(f"{d}: the page is {len(p.read_bytes()) // 1_000_000} MB: "
+                                "a figure carries its own plotly.js (TRANSFORMER_FIGURES_SITE unset?)")
         if s.select(".math"):
             srcs = [el["src"] for el in s.find_all("script", src=True) if "mathjax" in el["src"].lower()]
             if not srcs:

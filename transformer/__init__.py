@@ -2,16 +2,19 @@
 
 ```python
 __version__ = "0.1.0"
-from transformer.attention import scaled_dot_product_attention, attention_weights, causal_mask, padding_mask
+from transformer.attention import scaled_dot_product_attention, attention_weights
+from transformer.attention import causal_mask, padding_mask
 from transformer.multi_head import MultiHeadAttention
 from transformer.embeddings import Embeddings, PositionalEncoding, sinusoidal_encoding
 from transformer.encoder import FeedForward, SublayerConnection, EncoderLayer, Encoder
 from transformer.decoder import DecoderLayer, Decoder
 from transformer.model import Transformer, TransformerConfig, count_parameters
 
-_all_ = ["scaled_dot_product_attention", "attention_weights", "causal_mask", "padding_mask",
-         "MultiHeadAttention", "Embeddings", "PositionalEncoding", "sinusoidal_encoding",
-         "FeedForward", "SublayerConnection", "EncoderLayer", "Encoder", "DecoderLayer", "Decoder",
+_all_ = ["scaled_dot_product_attention", "attention_weights", "causal_mask",
+         "padding_mask", "MultiHeadAttention",
+         "Embeddings", "PositionalEncoding", "sinusoidal_encoding",
+         "FeedForward", "SublayerConnection", "EncoderLayer", "Encoder",
+         "DecoderLayer", "Decoder",
          "Transformer", "TransformerConfig", "count_parameters"]
 ```"""
 
@@ -24,14 +27,17 @@ __all__ = ['scaled_dot_product_attention', 'attention_weights', 'causal_mask', '
 
 # %% ../chapters/index.ipynb #fc91bfc7
 __version__ = "0.1.0"
-from .attention import scaled_dot_product_attention, attention_weights, causal_mask, padding_mask
+from .attention import scaled_dot_product_attention, attention_weights
+from .attention import causal_mask, padding_mask
 from .multi_head import MultiHeadAttention
 from .embeddings import Embeddings, PositionalEncoding, sinusoidal_encoding
 from .encoder import FeedForward, SublayerConnection, EncoderLayer, Encoder
 from .decoder import DecoderLayer, Decoder
 from .model import Transformer, TransformerConfig, count_parameters
 
-_all_ = ["scaled_dot_product_attention", "attention_weights", "causal_mask", "padding_mask",
-         "MultiHeadAttention", "Embeddings", "PositionalEncoding", "sinusoidal_encoding",
-         "FeedForward", "SublayerConnection", "EncoderLayer", "Encoder", "DecoderLayer", "Decoder",
+_all_ = ["scaled_dot_product_attention", "attention_weights", "causal_mask",
+         "padding_mask", "MultiHeadAttention",
+         "Embeddings", "PositionalEncoding", "sinusoidal_encoding",
+         "FeedForward", "SublayerConnection", "EncoderLayer", "Encoder",
+         "DecoderLayer", "Decoder",
          "Transformer", "TransformerConfig", "count_parameters"]

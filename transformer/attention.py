@@ -12,30 +12,42 @@ import torch.nn.functional as F
 
 # %% ../chapters/01_attention.ipynb #bae023c9
 def attention_weights(query, key, mask=None):
-    """softmax(Q K^T / sqrt(d_k)) over the keys: (..., len_q, d_k), (..., len_k, d_k) -> (..., len_q, len_k).
-    `mask` is boolean, True = may attend, broadcastable to (..., len_q, len_k). Masked keys get weight 0;
-    a query whose keys are all masked gets a row of zeros (no NaN)."""
+    """softmax(Q K^T / sqrt(d_k)) over the keys:
+    (..., len_q, d_k), (..., len_k, d_k) -> (..., len_q, len_k).
+    `mask` is boolean, True = may attend, broadcastable to (..., len_q, len_k).
+    Masked keys get weight 0; a query whose keys are all masked gets a row of zeros
+    (no NaN)."""
     d_k = query.size(-1)
-    scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)       # (..., len_q, len_k)
+    scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)        # (..., len_q, len_k)
     if mask is None:
         return scores.softmax(dim=-1)                              # (..., len_q, len_k)
-    empty = ~mask.any(dim=-1, keepdim=True)                        # (..., len_q, 1): queries that may see nothing
-    scores = scores.masked_fill(~mask, float("-inf"))              # exp(-inf) = 0: masked keys get no weight
-    scores = scores.masked_fill(empty, 0.0)                        # an all -inf row would be 0/0 = NaN
-    return scores.softmax(dim=-1).masked_fill(empty, 0.0)          # (..., len_q, len_k); empty rows are zeros
+    # (..., len_q, 1): queries that may see nothing
+    empty = ~mask.any(dim=-1, keepdim=True)
+    # exp(-inf) = 0: masked keys get no weight
+    scores = scores.masked_fill(~mask, float("-inf"))
+    scores = scores.masked_fill(empty, 0.0)  # an all -inf row would be 0/0 = NaN
+    # (..., len_q, len_k); empty rows are zeros
+    return scores.softmax(dim=-1).masked_fill(empty, 0.0)
 
 # %% ../chapters/01_attention.ipynb #03a708a8
-def scaled_dot_product_attention(query, key, value, mask=None, dropout_p=0.0, fast=False):
-    """Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k)) V: query (..., len_q, d_k), key (..., len_k, d_k),
-    value (..., len_k, d_v) -> (..., len_q, d_v). `mask` is boolean, True = may attend, broadcastable to
-    (..., len_q, len_k); a query whose keys are all masked gets a zero output. `dropout_p` > 0 drops
-    attention weights (pass 0 when not training). `fast=True` uses PyTorch's fused kernel, same result."""
+def scaled_dot_product_attention(query, key, value, mask=None, dropout_p=0.0,
+                                 fast=False):
+    """Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k)) V: query (..., len_q, d_k),
+    key (..., len_k, d_k), value (..., len_k, d_v) -> (..., len_q, d_v).
+    `mask` is boolean, True = may attend, broadcastable to (..., len_q, len_k);
+    a query whose keys are all masked gets a zero output. `dropout_p` > 0 drops
+    attention weights (pass 0 when not training). `fast=True` uses PyTorch's fused
+    kernel, same result."""
     if fast:
         if mask is None:
-            return F.scaled_dot_product_attention(query, key, value, dropout_p=dropout_p)   # (..., len_q, d_v)
-        empty = ~mask.any(dim=-1, keepdim=True)                    # (..., len_q, 1): queries that may see nothing
-        # give those queries every key, so that no kernel ever meets an empty row, then zero their output
-        out = F.scaled_dot_product_attention(query, key, value, attn_mask=mask | empty, dropout_p=dropout_p)
+            # (..., len_q, d_v)
+            return F.scaled_dot_product_attention(query, key, value,
+                                                  dropout_p=dropout_p)
+        # (..., len_q, 1): queries that may see nothing
+        empty = ~mask.any(dim=-1, keepdim=True)
+        # give them every key, so no kernel meets an empty row; zero their output after
+        out = F.scaled_dot_product_attention(query, key, value, attn_mask=mask | empty,
+                                             dropout_p=dropout_p)
         return out.masked_fill(empty, 0.0)                         # (..., len_q, d_v)
     weights = attention_weights(query, key, mask)                  # (..., len_q, len_k)
     if dropout_p > 0.0:
@@ -44,10 +56,13 @@ def scaled_dot_product_attention(query, key, value, mask=None, dropout_p=0.0, fa
 
 # %% ../chapters/01_attention.ipynb #7eb87b2d
 def causal_mask(size, device=None):
-    "Boolean mask (1, 1, size, size), True where query i may attend to key j, i.e. j <= i."
-    return torch.ones(size, size, dtype=torch.bool, device=device).tril().view(1, 1, size, size)
+    """Boolean mask (1, 1, size, size), True where query i may attend to key j,
+    i.e. j <= i."""
+    mask = torch.ones(size, size, dtype=torch.bool, device=device).tril()
+    return mask.view(1, 1, size, size)
 
 # %% ../chapters/01_attention.ipynb #b1798621
 def padding_mask(ids, pad_id):
-    "Boolean mask (batch, 1, 1, len) from token ids (batch, len): True at real tokens, False at padding."
+    """Boolean mask (batch, 1, 1, len) from token ids (batch, len): True at real tokens,
+    False at padding."""
     return (ids != pad_id).unsqueeze(1).unsqueeze(2)               # (batch, 1, 1, len)

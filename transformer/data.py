@@ -13,9 +13,11 @@ from pathlib import Path
 import spacy
 
 # %% ../chapters/09_multi30k.ipynb #9e40c034
-SPLITS = ("train", "val", "test_2016_flickr", "test_2017_flickr", "test_2017_mscoco", "test_2018_flickr")
+SPLITS = ("train", "val", "test_2016_flickr", "test_2017_flickr", "test_2017_mscoco",
+          "test_2018_flickr")
 LANGS = ("de", "en")
-MULTI30K_URL = "https://raw.githubusercontent.com/multi30k/dataset/master/data/task1/raw/{name}"
+MULTI30K_URL = (
+    "https://raw.githubusercontent.com/multi30k/dataset/master/data/task1/raw/{name}")
 
 class DataError(Exception):
     "The Multi30k files cannot be found, downloaded or read."
@@ -27,20 +29,24 @@ def split_files(split):
     return tuple(f"{split}.{lang}.gz" for lang in LANGS)
 
 def default_cache_dir():
-    "Where downloaded files are kept: $XDG_CACHE_HOME/transformer/multi30k (default ~/.cache)."
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "transformer" / "multi30k"
+    """Where downloaded files are kept: $XDG_CACHE_HOME/transformer/multi30k
+    (default ~/.cache)."""
+    cache_home = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return cache_home / "transformer" / "multi30k"
 
 def fetch_url(url, dest):
-    "Download `url` to `dest`, writing a temporary file first so that a failed download leaves nothing."
+    """Download `url` to `dest`, writing a temporary file first so that a failed
+    download leaves nothing."""
     tmp = Path(str(dest) + ".part")
     with urllib.request.urlopen(url, timeout=60) as r, open(tmp, "wb") as f:
         f.write(r.read())
     tmp.replace(dest)
 
 # %% ../chapters/09_multi30k.ipynb #5806d7cd
-def multi30k_dir(path=None, splits=("train", "val", "test_2016_flickr"), download=True, fetch=fetch_url,
-                 url=MULTI30K_URL):
-    "The folder holding the Multi30k files of `splits`: `path`, else $MULTI30K_DIR, else the cache (downloading)."
+def multi30k_dir(path=None, splits=("train", "val", "test_2016_flickr"), download=True,
+                 fetch=fetch_url, url=MULTI30K_URL):
+    """The folder holding the Multi30k files of `splits`: `path`, else $MULTI30K_DIR,
+    else the cache (downloading)."""
     names = [n for s in splits for n in split_files(s)]
     given = path if path is not None else os.environ.get("MULTI30K_DIR") or None
     if given is not None:
@@ -52,18 +58,21 @@ def multi30k_dir(path=None, splits=("train", "val", "test_2016_flickr"), downloa
     folder = default_cache_dir()
     missing = [n for n in names if not (folder / n).is_file()]
     if missing and not download:
-        raise DataError(f"Multi30k not found: set MULTI30K_DIR or pass a data folder ({folder} lacks {missing[0]})")
+        raise DataError(f"Multi30k not found: set MULTI30K_DIR or pass a data folder "
+                        f"({folder} lacks {missing[0]})")
     for name in missing:
         folder.mkdir(parents=True, exist_ok=True)
         try:
             fetch(url.format(name=name), folder / name)
         except Exception as e:
-            raise DataError(f"could not download {name} ({e}); set MULTI30K_DIR or pass a data folder") from None
+            raise DataError(f"could not download {name} ({e}); "
+                            "set MULTI30K_DIR or pass a data folder") from None
     return folder
 
 # %% ../chapters/09_multi30k.ipynb #f49a836a
 def read_lines(file):
-    "The lines of a gzip text file, exactly as written (only the line breaks are removed)."
+    """The lines of a gzip text file, exactly as written
+    (only the line breaks are removed)."""
     with gzip.open(file, "rt", encoding="utf-8", newline="\n") as f:
         return f.read().split("\n")[:-1]
 
@@ -75,23 +84,27 @@ def load_split(split, path=None, download=True):
     except (OSError, EOFError, UnicodeDecodeError) as e:
         raise DataError(f"cannot read {split} in {folder}: {e}") from None
     if len(de) != len(en):
-        raise DataError(f"{split}: {len(de)} German but {len(en)} English lines in {folder}")
+        raise DataError(f"{split}: {len(de)} German but {len(en)} English lines "
+                        f"in {folder}")
     return list(zip(de, en))
 
 # %% ../chapters/09_multi30k.ipynb #7ad7244d
 JOIN = "##"
 
+# %% ../chapters/09_multi30k.ipynb #8f3643d9
 class Tokenizer:
-    "spaCy's rule-based tokenizer for `lang`; tokens glued to their predecessor carry the prefix '##'."
+    """spaCy's rule-based tokenizer for `lang`; tokens glued to their predecessor carry
+    the prefix '##'."""
     def __init__(self, lang):
         self.lang = lang
         self.nlp = spacy.blank(lang)
 
     @staticmethod
     def _pieces(doc):
-        toks = [t.text if i == 0 or doc[i - 1].whitespace_ else JOIN + t.text for i, t in enumerate(doc)]
+        toks = [t.text if i == 0 or doc[i - 1].whitespace_ else JOIN + t.text
+                for i, t in enumerate(doc)]
         if len(doc) and doc[-1].whitespace_:
-            toks.append(JOIN + doc[-1].whitespace_)               # a space at the end of the line
+            toks.append(JOIN + doc[-1].whitespace_)  # a space at the end of the line
         return toks
 
     def __call__(self, text):
@@ -100,17 +113,19 @@ class Tokenizer:
 
     def tokenize_many(self, texts):
         "Many sentences at once (faster than calling one by one)."
-        return [self._pieces(doc) for doc in self.nlp.tokenizer.pipe(texts, batch_size=1000)]
+        docs = self.nlp.tokenizer.pipe(texts, batch_size=1000)
+        return [self._pieces(doc) for doc in docs]
 
     @staticmethod
     def detokenize(tokens):
         "Token strings -> sentence: the inverse of tokenizing."
-        return "".join(("" if i == 0 or t.startswith(JOIN) else " ") + t.removeprefix(JOIN)
-                       for i, t in enumerate(tokens))
+        return "".join(("" if i == 0 or t.startswith(JOIN) else " ")
+                       + t.removeprefix(JOIN) for i, t in enumerate(tokens))
 
-# %% ../chapters/09_multi30k.ipynb #9e66f665
+# %% ../chapters/09_multi30k.ipynb #61d2f02f
 SPECIALS = ("<pad>", "<unk>", "<bos>", "<eos>")
 
+# %% ../chapters/09_multi30k.ipynb #9e66f665
 class Vocab:
     "Token string <-> integer id; ids 0-3 are <pad>, <unk>, <bos>, <eos>."
     pad_id, unk_id, bos_id, eos_id = range(4)
@@ -123,9 +138,11 @@ class Vocab:
 
     @classmethod
     def build(cls, token_lists, min_freq=2, max_size=None):
-        "Vocabulary of the tokens seen at least `min_freq` times, most frequent first (ties alphabetical)."
+        """Vocabulary of the tokens seen at least `min_freq` times, most frequent first
+        (ties alphabetical)."""
         counts = Counter(t for toks in token_lists for t in toks)
-        kept = sorted((t for t, c in counts.items() if c >= min_freq and t not in SPECIALS),
+        kept = sorted((t for t, c in counts.items()
+                       if c >= min_freq and t not in SPECIALS),
                       key=lambda t: (-counts[t], t))
         return cls(list(SPECIALS) + kept[:max_size])
 
@@ -133,7 +150,8 @@ class Vocab:
     def __contains__(self, token): return token in self.stoi
 
     def encode(self, tokens, bos=False, eos=False):
-        "Token strings -> ids (unknown tokens -> <unk>), optionally wrapped in <bos> ... <eos>."
+        """Token strings -> ids (unknown tokens -> <unk>),
+        optionally wrapped in <bos> ... <eos>."""
         ids = [self.stoi.get(t, self.unk_id) for t in tokens]
         return [self.bos_id] * bos + ids + [self.eos_id] * eos
 
@@ -152,7 +170,9 @@ class Vocab:
 
 # %% ../chapters/09_multi30k.ipynb #3ca50d1c
 def encode_pairs(pairs, src_tok, tgt_tok, src_vocab, tgt_vocab):
-    "(german, english) pairs -> list of (source ids + <eos>, target ids); `make_batch` adds <bos>/<eos> to the target."
+    """(german, english) pairs -> list of (source ids + <eos>, target ids);
+    `make_batch` adds <bos>/<eos> to the target."""
     src = src_tok.tokenize_many([p[0] for p in pairs])
     tgt = tgt_tok.tokenize_many([p[1] for p in pairs])
-    return [(src_vocab.encode(s, eos=True), tgt_vocab.encode(t)) for s, t in zip(src, tgt)]
+    return [(src_vocab.encode(s, eos=True), tgt_vocab.encode(t))
+            for s, t in zip(src, tgt)]

@@ -12,32 +12,48 @@ from .encoder import FeedForward, SublayerConnection
 
 # %% ../chapters/05_decoder.ipynb #531d5c84
 class DecoderLayer(nn.Module):
-    "Masked self-attention, cross-attention over the encoder output, feed-forward; each in a SublayerConnection."
-    def __init__(self, d_model, h, d_ff, dropout=0.1, attn_dropout=0.0, pre_norm=False, fast=False, ffn_dropout=None):
+    """Masked self-attention, cross-attention over the encoder output, feed-forward;
+    each in a SublayerConnection."""
+    def __init__(self, d_model, h, d_ff, dropout=0.1, attn_dropout=0.0, pre_norm=False,
+                 fast=False, ffn_dropout=None):
         super().__init__()
         self.self_attn = MultiHeadAttention(d_model, h, attn_dropout, fast=fast)
         self.cross_attn = MultiHeadAttention(d_model, h, attn_dropout, fast=fast)
-        self.ffn = FeedForward(d_model, d_ff, dropout if ffn_dropout is None else ffn_dropout)
-        self.sublayers = nn.ModuleList(SublayerConnection(d_model, dropout, pre_norm) for _ in range(3))
+        self.ffn = FeedForward(d_model, d_ff,
+                               dropout if ffn_dropout is None else ffn_dropout)
+        self.sublayers = nn.ModuleList(SublayerConnection(d_model, dropout, pre_norm)
+                                       for _ in range(3))
     def forward(self, x, memory, src_mask=None, tgt_mask=None, cache=None):
-        "x (batch, len_t, d_model), memory (batch, len_s, d_model); cache: (self, cross) callables (chapter 8)."
+        """x (batch, len_t, d_model), memory (batch, len_s, d_model);
+        cache: (self, cross) callables (chapter 8)."""
         self_cache, cross_cache = cache if cache is not None else (None, None)
-        # tgt_mask (batch or 1, 1, len_t, len_t): causal & target padding; queries, keys, values all from x
-        x = self.sublayers[0](x, lambda y: self.self_attn(y, y, y, tgt_mask, self_cache))            # (batch, len_t, d_model)
-        # src_mask (batch, 1, 1, len_s): queries from the decoder, keys and values from the encoder's memory
-        x = self.sublayers[1](x, lambda y: self.cross_attn(y, memory, memory, src_mask, cross_cache)) # (batch, len_t, d_model)
-        return self.sublayers[2](x, self.ffn)                                                         # (batch, len_t, d_model)
+        # tgt_mask (batch or 1, 1, len_t, len_t): causal & target padding;
+        # queries, keys, values all from x; x stays (batch, len_t, d_model)
+        x = self.sublayers[0](
+            x, lambda y: self.self_attn(y, y, y, tgt_mask, self_cache))
+        # src_mask (batch, 1, 1, len_s): queries from the decoder, keys and values
+        # from the encoder's memory
+        x = self.sublayers[1](
+            x, lambda y: self.cross_attn(y, memory, memory, src_mask, cross_cache))
+        return self.sublayers[2](x, self.ffn)  # (batch, len_t, d_model)
 
 # %% ../chapters/05_decoder.ipynb #fb1ac00d
 class Decoder(nn.Module):
-    "A stack of N decoder layers (with a final LayerNorm when pre_norm): (batch, len_t, d_model) -> same shape."
-    def __init__(self, N, d_model, h, d_ff, dropout=0.1, attn_dropout=0.0, pre_norm=False, fast=False, ffn_dropout=None):
+    """A stack of N decoder layers (with a final LayerNorm when pre_norm):
+    (batch, len_t, d_model) -> same shape."""
+    def __init__(self, N, d_model, h, d_ff, dropout=0.1, attn_dropout=0.0,
+                 pre_norm=False, fast=False, ffn_dropout=None):
         super().__init__()
-        self.layers = nn.ModuleList(DecoderLayer(d_model, h, d_ff, dropout, attn_dropout, pre_norm, fast, ffn_dropout)
+        self.layers = nn.ModuleList(DecoderLayer(d_model, h, d_ff, dropout,
+                                                 attn_dropout, pre_norm, fast,
+                                                 ffn_dropout)
                                     for _ in range(N))
         self.norm = nn.LayerNorm(d_model) if pre_norm else nn.Identity()
     def forward(self, x, memory, src_mask=None, tgt_mask=None, cache=None):
-        "x (batch, len_t, d_model), memory (batch, len_s, d_model); cache: one (self, cross) pair per layer."
+        """x (batch, len_t, d_model), memory (batch, len_s, d_model);
+        cache: one (self, cross) pair per layer."""
         for i, layer in enumerate(self.layers):
-            x = layer(x, memory, src_mask, tgt_mask, None if cache is None else cache[i])   # (batch, len_t, d_model)
+            # (batch, len_t, d_model)
+            x = layer(x, memory, src_mask, tgt_mask,
+                      None if cache is None else cache[i])
         return self.norm(x)

@@ -14,24 +14,31 @@ from .attention import causal_mask, padding_mask
 
 # %% ../chapters/08_decoding.ipynb #34013053
 def decode_step(model, ys, memory, src_mask, cache=None):
-    "Logits (batch, tgt_vocab) of the token after the prefix ys (batch, t). With a `KVCache`, only ys[:, -1] is new to the decoder."
-    if cache is None:                                            # run the decoder over all t positions again
-        tgt_mask = causal_mask(ys.size(1), ys.device)            # (1, 1, t, t)
-        return model.decode(ys, memory, src_mask, tgt_mask)[:, -1]    # (batch, tgt_vocab)
-    t = ys.size(1) - 1                                           # positions the cache must already hold
+    """Logits (batch, tgt_vocab) of the token after the prefix ys (batch, t).
+    With a `KVCache`, only ys[:, -1] is new to the decoder."""
+    if cache is None:  # run the decoder over all t positions again
+        tgt_mask = causal_mask(ys.size(1), ys.device)               # (1, 1, t, t)
+        return model.decode(ys, memory, src_mask, tgt_mask)[:, -1]  # (batch, tgt_vocab)
+    t = ys.size(1) - 1  # positions the cache must already hold
     if len(cache) != t:
-        raise ValueError(f"the cache holds {len(cache)} positions, but ys has {t} before its last token")
-    # one query, at position t; keys and values of positions 0..t-1 come from the cache, so no mask is needed
-    return model.decode(ys[:, -1:], memory, src_mask, None, cache.layers, start=t)[:, -1]   # (batch, tgt_vocab)
+        raise ValueError(f"the cache holds {len(cache)} positions, "
+                         f"but ys has {t} before its last token")
+    # one query, at position t; keys and values of positions 0..t-1 come from the cache,
+    # so no mask is needed
+    logits = model.decode(ys[:, -1:], memory, src_mask, None, cache.layers, start=t)
+    return logits[:, -1]                                            # (batch, tgt_vocab)
 
 # %% ../chapters/08_decoding.ipynb #d278abd4
 def _encode(model, src, repeats=1, use_cache=True):
-    "Encode src once: memory and source mask with `repeats` rows per sentence (one per beam), and a KVCache if asked for."
-    src_mask = padding_mask(src, model.cfg.pad_id)               # (batch, 1, 1, len_s)
-    memory = model.encode(src, src_mask)                         # (batch, len_s, d_model)
+    """Encode src once: memory and source mask with `repeats` rows per sentence
+    (one per beam), and a KVCache if asked for."""
+    src_mask = padding_mask(src, model.cfg.pad_id)  # (batch, 1, 1, len_s)
+    memory = model.encode(src, src_mask)            # (batch, len_s, d_model)
     cache = KVCache(model, memory, repeats) if use_cache else None
-    return memory.repeat_interleave(repeats, 0), src_mask.repeat_interleave(repeats, 0), cache  # (batch*repeats, ...)
+    return (memory.repeat_interleave(repeats, 0),   # (batch*repeats, ...)
+            src_mask.repeat_interleave(repeats, 0), cache)
 
+# %% ../chapters/08_decoding.ipynb #a9348226
 def _strip(ids, eos_id, pad_id):
     "The tokens before the first eos or pad."
     out = []
@@ -40,19 +47,23 @@ def _strip(ids, eos_id, pad_id):
         out.append(token)
     return out
 
+# %% ../chapters/08_decoding.ipynb #8f84bac8
 def _generate(model, src, bos_id, eos_id, max_len, use_cache, choose, ban=()):
-    "Left-to-right decoding of a batch; `choose(logits) -> ids` picks each next token; finished rows are fed pad; ids in `ban` are never chosen."
+    """Left-to-right decoding of a batch; `choose(logits) -> ids` picks each next token;
+    finished rows are fed pad; ids in `ban` are never chosen."""
     pad_id, was_training = model.cfg.pad_id, model.training
     model.eval()
     try:
         memory, src_mask, cache = _encode(model, src, 1, use_cache)
-        ys = torch.full((src.size(0), 1), bos_id, dtype=torch.long, device=src.device)   # (batch, 1)
-        done = torch.zeros(src.size(0), dtype=torch.bool, device=src.device)             # (batch,)
+        # (batch, 1)
+        ys = torch.full((src.size(0), 1), bos_id, dtype=torch.long, device=src.device)
+        done = torch.zeros(src.size(0), dtype=torch.bool, device=src.device)  # (batch,)
         for _ in range(max_len):
-            logits = decode_step(model, ys, memory, src_mask, cache).float()  # (batch, vocab)
-            logits[:, pad_id] = -math.inf                        # pad is never predicted, only filled in
-            logits[:, list(ban)] = -math.inf                     # nor are banned tokens (e.g. <unk>)
-            next_id = choose(logits).masked_fill(done, pad_id)  # (batch,)
+            # (batch, vocab)
+            logits = decode_step(model, ys, memory, src_mask, cache).float()
+            logits[:, pad_id] = -math.inf  # pad is never predicted, only filled in
+            logits[:, list(ban)] = -math.inf  # nor are banned tokens (e.g. <unk>)
+            next_id = choose(logits).masked_fill(done, pad_id)   # (batch,)
             ys = torch.cat([ys, next_id[:, None]], dim=1)        # (batch, t+1)
             if eos_id is not None:
                 done |= next_id == eos_id
@@ -64,31 +75,45 @@ def _generate(model, src, bos_id, eos_id, max_len, use_cache, choose, ban=()):
 # %% ../chapters/08_decoding.ipynb #0433f9e5
 @torch.no_grad()
 def greedy_decode(model, src, bos_id, eos_id, max_len, use_cache=True, ban=()):
-    "The most likely token at every step, ids in `ban` excluded. src ids (batch, len_s) -> a token-id list per sentence, without bos and eos."
-    return _generate(model, src, bos_id, eos_id, max_len, use_cache, lambda logits: logits.argmax(dim=-1), ban)
+    """The most likely token at every step, ids in `ban` excluded.
+    src ids (batch, len_s) -> a token-id list per sentence, without bos and eos."""
+    return _generate(model, src, bos_id, eos_id, max_len, use_cache,
+                     lambda logits: logits.argmax(dim=-1), ban)
 
 # %% ../chapters/08_decoding.ipynb #83e3cf21
 class KVCache:
-    "Keys and values for one-token-at-a-time decoding: self-attention's grow by one position per step, cross-attention's are projected once."
+    """Keys and values for one-token-at-a-time decoding: self-attention's grow by one
+    position per step, cross-attention's are projected once."""
     def __init__(self, model, memory, repeats=1):
-        "memory (batch, len_s, d_model) from the encoder; `repeats` rows per sentence (one per beam)."
-        self.repeats, self.cross = repeats, []                   # cross: per layer, (keys, values) of the source
+        """memory (batch, len_s, d_model) from the encoder;
+        `repeats` rows per sentence (one per beam)."""
+        # cross: per layer, (keys, values) of the source
+        self.repeats, self.cross = repeats, []
         for layer in model.decoder.layers:
-            k, v = layer.cross_attn.project_kv(memory, memory)  # (batch, h, len_s, d_k) each, once per sentence
-            self.cross.append((k.repeat_interleave(repeats, 0), v.repeat_interleave(repeats, 0)))  # (batch*repeats, h, len_s, d_k)
-        self.self_kv = [None] * len(self.cross)                  # per layer: (keys, values) of the target so far
-        # what Decoder takes as `cache`: one (self-attention, cross-attention) pair of functions per layer
-        self.layers = [(partial(self._self_attention, i), partial(self._cross_attention, i)) for i in range(len(self.cross))]
+            # (batch, h, len_s, d_k) each, once per sentence
+            k, v = layer.cross_attn.project_kv(memory, memory)
+            # (batch*repeats, h, len_s, d_k)
+            self.cross.append((k.repeat_interleave(repeats, 0),
+                               v.repeat_interleave(repeats, 0)))
+        # per layer: (keys, values) of the target so far
+        self.self_kv = [None] * len(self.cross)
+        # what Decoder takes as `cache`: one (self-attention, cross-attention) pair of
+        # functions per layer
+        self.layers = [(partial(self._self_attention, i),
+                        partial(self._cross_attention, i))
+                       for i in range(len(self.cross))]
 
-    def _self_attention(self, i, module, key, value):          # key, value (rows, 1, d_model): the new position
-        k, v = module.project_kv(key, value)                     # (rows, h, 1, d_k) each
+    # key, value (rows, 1, d_model): the new position
+    def _self_attention(self, i, module, key, value):
+        k, v = module.project_kv(key, value)                    # (rows, h, 1, d_k) each
         if self.self_kv[i] is not None:
-            k = torch.cat([self.self_kv[i][0], k], dim=2)        # (rows, h, t+1, d_k)
-            v = torch.cat([self.self_kv[i][1], v], dim=2)        # (rows, h, t+1, d_k)
+            k = torch.cat([self.self_kv[i][0], k], dim=2)       # (rows, h, t+1, d_k)
+            v = torch.cat([self.self_kv[i][1], v], dim=2)       # (rows, h, t+1, d_k)
         self.self_kv[i] = (k, v)
         return k, v
 
-    def _cross_attention(self, i, module, key, value):         # the memory passed in is not projected again
+    # the memory passed in is not projected again
+    def _cross_attention(self, i, module, key, value):
         return self.cross[i]
 
     def __len__(self):
@@ -96,62 +121,74 @@ class KVCache:
         return 0 if self.self_kv[0] is None else self.self_kv[0][0].size(2)
 
     def reorder(self, index):
-        "Row j becomes old row index[j]. Rows stay within their sentence (beam search), so the cross-attention part is unchanged."
+        """Row j becomes old row index[j]. Rows stay within their sentence
+        (beam search), so the cross-attention part is unchanged."""
         rows = torch.arange(len(index), device=index.device)
         if not torch.equal(index // self.repeats, rows // self.repeats):
-            raise ValueError("reorder can only move rows among the beams of one sentence")
-        self.self_kv = [kv if kv is None else (kv[0][index], kv[1][index]) for kv in self.self_kv]
+            raise ValueError("reorder can only move rows among the beams of one "
+                             "sentence")
+        self.self_kv = [kv if kv is None else (kv[0][index], kv[1][index])
+                        for kv in self.self_kv]
 
     def nbytes(self):
         "Bytes held by all cached keys and values."
-        return sum(t.numel() * t.element_size() for kv in self.cross + self.self_kv if kv is not None for t in kv)
+        return sum(t.numel() * t.element_size()
+                   for kv in self.cross + self.self_kv if kv is not None for t in kv)
 
 # %% ../chapters/08_decoding.ipynb #e6a3d53a
 def length_penalty(length, alpha=0.6):
-    "GNMT's lp(Y) = ((5 + |Y|) / 6)^alpha; beam search ranks hypotheses by log P(Y) / lp(Y)."
+    """GNMT's lp(Y) = ((5 + |Y|) / 6)^alpha;
+    beam search ranks hypotheses by log P(Y) / lp(Y)."""
     return ((5 + length) / 6) ** alpha
 
-# %% ../chapters/08_decoding.ipynb #044c1a90
-@torch.no_grad()
-def beam_search(model, src, bos_id, eos_id, max_len, beam_size=4, alpha=0.6, n_best=1, use_cache=True, ban=()):
-    "Batched beam search. src ids (batch, len_s) -> (hyps, scores): hyps[b] holds sentence b's n_best token-id lists (best first, no bos/eos), scores[b] their log P / lp. Ids in `ban` are never generated."
-    if not 1 <= n_best <= beam_size:
-        raise ValueError(f"n_best={n_best} must be between 1 and beam_size={beam_size}")
-    B, K, pad_id, was_training, dev = src.size(0), beam_size, model.cfg.pad_id, model.training, src.device
-    model.eval()
-    try:
-        memory, src_mask, cache = _encode(model, src, K, use_cache)     # (B*K, len_s, d_model), (B*K, 1, 1, len_s)
-        ys = torch.full((B * K, 1), bos_id, dtype=torch.long, device=dev)   # (B*K, t): row b*K + k is beam k of sentence b
-        logp = torch.zeros(B, K, device=dev)                     # log P of each beam's tokens
-        logp[:, 1:] = -math.inf                                  # all beams start equal: keep one
-        length = torch.zeros(B, K, dtype=torch.long, device=dev) # tokens generated, eos included
-        finished = torch.zeros(B, K, dtype=torch.bool, device=dev)
-        first_row = torch.arange(B, device=dev)[:, None] * K     # (B, 1): row of each sentence's beam 0
-        for _ in range(max_len):
-            step = F.log_softmax(decode_step(model, ys, memory, src_mask, cache).float(), dim=-1)  # (B*K, V)
-            V = step.size(-1)
-            step[:, pad_id] = -math.inf                          # pad is never predicted ...
-            step[:, list(ban)] = -math.inf                       # (nor are banned tokens)
-            pad_only = torch.full((V,), -math.inf, device=dev)
-            pad_only[pad_id] = 0.0                               # ... it is the one free continuation of a finished beam
-            step = torch.where(finished[..., None], pad_only, step.view(B, K, V))   # (B, K, V)
-            cand = logp[..., None] + step                        # (B, K, V): log P of every one-token extension
-            cand_len = length + (~finished).long()               # (B, K)
-            cand_score = cand / length_penalty(cand_len, alpha)[..., None]          # (B, K, V)
-            best = cand_score.view(B, K * V).topk(K, dim=-1).indices               # (B, K): the K best of K*V
-            beam, token = best // V, best % V                    # (B, K): the beam each extends, and its new token
-            logp = cand.view(B, K * V).gather(1, best)           # (B, K)
-            length = cand_len.gather(1, beam)
-            finished = finished.gather(1, beam) | logp.isinf()   # a -inf candidate is a dead end
-            if eos_id is not None: finished |= token == eos_id
-            rows = (first_row + beam).view(-1)                   # (B*K,): the rows the new beams extend
-            ys = torch.cat([ys[rows], token.view(-1, 1)], dim=1) # (B*K, t+1)
-            if cache is not None: cache.reorder(rows)
-            if finished.all(): break
-    finally:
-        model.train(was_training)
-    score = logp / length_penalty(length, alpha)                 # (B, K)
-    order = score.argsort(dim=-1, descending=True)               # (B, K)
+# %% ../chapters/08_decoding.ipynb #2a495c23
+def _start_beams(B, K, bos_id, device):
+    """The state before the first step: the prefixes ys (B*K, 1), all bos, and per beam
+    (B, K) its log P, its length and whether it has finished."""
+    # (B*K, t): row b*K + k is beam k of sentence b
+    ys = torch.full((B * K, 1), bos_id, dtype=torch.long, device=device)
+    logp = torch.zeros(B, K, device=device)  # log P of each beam's tokens
+    logp[:, 1:] = -math.inf  # all beams start equal: keep one
+    # tokens generated, eos included
+    length = torch.zeros(B, K, dtype=torch.long, device=device)
+    finished = torch.zeros(B, K, dtype=torch.bool, device=device)
+    return ys, logp, length, finished
+
+# %% ../chapters/08_decoding.ipynb #683d9f95
+def _extend_beams(step, logp, length, finished, alpha, pad_id, eos_id, ban=()):
+    """step (B*K, V): log-probs of each beam's next token; logp, length, finished
+    (B, K) -> the same three for each sentence's K best extensions, with the beam each
+    extends and its new token: (beam, token, logp, length, finished), all (B, K)."""
+    (B, K), V = logp.shape, step.size(-1)
+    step[:, pad_id] = -math.inf  # pad is never predicted ...
+    step[:, list(ban)] = -math.inf  # (nor are banned tokens)
+    pad_only = torch.full((V,), -math.inf, device=logp.device)
+    # ... it is the one free continuation of a finished beam
+    pad_only[pad_id] = 0.0
+    # (B, K, V)
+    step = torch.where(finished[..., None], pad_only, step.view(B, K, V))
+    # (B, K, V): log P of every one-token extension
+    cand = logp[..., None] + step
+    cand_len = length + (~finished).long()                          # (B, K)
+    cand_score = cand / length_penalty(cand_len, alpha)[..., None]  # (B, K, V)
+    # (B, K): the K best of K*V
+    best = cand_score.view(B, K * V).topk(K, dim=-1).indices
+    # (B, K): the beam each extends, and its new token
+    beam, token = best // V, best % V
+    logp = cand.view(B, K * V).gather(1, best)                      # (B, K)
+    length = cand_len.gather(1, beam)
+    # a -inf candidate is a dead end
+    finished = finished.gather(1, beam) | logp.isinf()
+    if eos_id is not None: finished |= token == eos_id
+    return beam, token, logp, length, finished
+
+# %% ../chapters/08_decoding.ipynb #214c1735
+def _rank_beams(ys, logp, length, alpha, n_best, eos_id, pad_id):
+    """ys (B*K, t) with bos first, logp and length (B, K) -> (hyps, scores): each
+    sentence's n_best token-id lists (no bos/eos) and their log P / lp, best first."""
+    B, K = logp.shape
+    score = logp / length_penalty(length, alpha)                            # (B, K)
+    order = score.argsort(dim=-1, descending=True)                          # (B, K)
     rows = ys[:, 1:].view(B, K, -1).tolist()
     hyps, scores = [], []
     for b in range(B):
@@ -160,29 +197,66 @@ def beam_search(model, src, bos_id, eos_id, max_len, beam_size=4, alpha=0.6, n_b
         scores.append([score[b, k].item() for k in keep])
     return hyps, scores
 
+# %% ../chapters/08_decoding.ipynb #044c1a90
+@torch.no_grad()
+def beam_search(model, src, bos_id, eos_id, max_len, beam_size=4, alpha=0.6, n_best=1,
+                use_cache=True, ban=()):
+    """Batched beam search. src ids (batch, len_s) -> (hyps, scores): hyps[b] holds
+    sentence b's n_best token-id lists (best first, no bos/eos), scores[b] their
+    log P / lp. Ids in `ban` are never generated."""
+    if not 1 <= n_best <= beam_size:
+        raise ValueError(f"n_best={n_best} must be between 1 and beam_size={beam_size}")
+    B, K, pad_id, dev = src.size(0), beam_size, model.cfg.pad_id, src.device
+    was_training = model.training
+    model.eval()
+    try:
+        # (B*K, len_s, d_model), (B*K, 1, 1, len_s)
+        memory, src_mask, cache = _encode(model, src, K, use_cache)
+        ys, logp, length, finished = _start_beams(B, K, bos_id, dev)  # ys (B*K, 1)
+        # (B, 1): row of each sentence's beam 0
+        first_row = torch.arange(B, device=dev)[:, None] * K
+        for _ in range(max_len):
+            logits = decode_step(model, ys, memory, src_mask, cache).float()
+            step = F.log_softmax(logits, dim=-1)                            # (B*K, V)
+            beam, token, logp, length, finished = _extend_beams(
+                step, logp, length, finished, alpha, pad_id, eos_id, ban)
+            rows = (first_row + beam).view(-1)  # (B*K,): the rows the new beams extend
+            ys = torch.cat([ys[rows], token.view(-1, 1)], dim=1)            # (B*K, t+1)
+            if cache is not None: cache.reorder(rows)
+            if finished.all(): break
+    finally:
+        model.train(was_training)
+    return _rank_beams(ys, logp, length, alpha, n_best, eos_id, pad_id)
+
 # %% ../chapters/08_decoding.ipynb #8ea8bd27
 def sampling_probs(logits, temperature=1.0, top_k=None, top_p=None):
-    "Next-token distribution (..., vocab) from logits: softmax(logits / temperature), then top-k, then top-p; temperature 0 is the arg-max."
+    """Next-token distribution (..., vocab) from logits: softmax(logits / temperature),
+    then top-k, then top-p; temperature 0 is the arg-max."""
     if temperature == 0:
         return F.one_hot(logits.argmax(dim=-1), logits.size(-1)).float()
     logits = logits.float() / temperature
     if top_k is not None:
-        kth = logits.topk(min(top_k, logits.size(-1)), dim=-1).values[..., -1:]   # (..., 1): k-th largest logit
+        # (..., 1): k-th largest logit
+        kth = logits.topk(min(top_k, logits.size(-1)), dim=-1).values[..., -1:]
         logits = logits.masked_fill(logits < kth, -math.inf)
-    probs = logits.softmax(dim=-1)                               # (..., vocab)
+    probs = logits.softmax(dim=-1)                                  # (..., vocab)
     if top_p is not None:
-        p_sorted, order = probs.sort(dim=-1, descending=True)   # (..., vocab) each
-        drop_sorted = p_sorted.cumsum(dim=-1) - p_sorted >= top_p   # the mass before a token already reaches p
-        drop = torch.zeros_like(drop_sorted).scatter(-1, order, drop_sorted)    # back to vocabulary order
+        p_sorted, order = probs.sort(dim=-1, descending=True)       # (..., vocab) each
+        # the mass before a token already reaches p
+        drop_sorted = p_sorted.cumsum(dim=-1) - p_sorted >= top_p
+        # back to vocabulary order
+        drop = torch.zeros_like(drop_sorted).scatter(-1, order, drop_sorted)
         probs = probs.masked_fill(drop, 0.0)
         probs = probs / probs.sum(dim=-1, keepdim=True)
     return probs
 
 # %% ../chapters/08_decoding.ipynb #84802ed8
 @torch.no_grad()
-def sample(model, src, bos_id, eos_id, max_len, temperature=1.0, top_k=None, top_p=None, generator=None, use_cache=True, ban=()):
-    "Draw each token from sampling_probs(logits, temperature, top_k, top_p), ids in `ban` excluded. src ids (batch, len_s) -> a token-id list per sentence."
-    def choose(logits):                                          # (batch, vocab) -> (batch,)
+def sample(model, src, bos_id, eos_id, max_len, temperature=1.0, top_k=None, top_p=None,
+           generator=None, use_cache=True, ban=()):
+    """Draw each token from sampling_probs(logits, temperature, top_k, top_p),
+    ids in `ban` excluded. src ids (batch, len_s) -> a token-id list per sentence."""
+    def choose(logits):  # (batch, vocab) -> (batch,)
         probs = sampling_probs(logits, temperature, top_k, top_p)
         return torch.multinomial(probs, 1, generator=generator).squeeze(-1)
     return _generate(model, src, bos_id, eos_id, max_len, use_cache, choose, ban)

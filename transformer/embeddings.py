@@ -12,7 +12,8 @@ from torch import nn
 
 # %% ../chapters/03_embeddings.ipynb #8ab777f9
 class Embeddings(nn.Module):
-    "Token lookup table of shape (vocab, d_model); the rows it returns are scaled by sqrt(d_model)."
+    """Token lookup table of shape (vocab, d_model);
+    the rows it returns are scaled by sqrt(d_model)."""
     def __init__(self, vocab, d_model, padding_idx=None):
         super().__init__()
         self.lut = nn.Embedding(vocab, d_model, padding_idx=padding_idx)
@@ -22,23 +23,30 @@ class Embeddings(nn.Module):
 
 # %% ../chapters/03_embeddings.ipynb #d9f15c27
 def sinusoidal_encoding(max_len, d_model):
-    "PE[pos, 2i] = sin(pos / 10000^(2i/d_model)), PE[pos, 2i+1] = cos(...): (max_len, d_model)."
-    pos = torch.arange(max_len, dtype=torch.float32).unsqueeze(1)                  # (max_len, 1)
-    # omega_i = 10000^(-2i/d_model), computed in log space as exp(-2i * ln(10000) / d_model)
-    inv_freq = torch.exp(torch.arange(0, d_model, 2, dtype=torch.float32) * (-math.log(10000.0) / d_model))  # (d_model/2,)
+    """PE[pos, 2i] = sin(pos / 10000^(2i/d_model)), PE[pos, 2i+1] = cos(...):
+    (max_len, d_model)."""
+    pos = torch.arange(max_len, dtype=torch.float32).unsqueeze(1)  # (max_len, 1)
+    # omega_i = 10000^(-2i/d_model), computed as exp(-2i * ln(10000) / d_model)
+    two_i = torch.arange(0, d_model, 2, dtype=torch.float32)
+    inv_freq = torch.exp(two_i * (-math.log(10000.0) / d_model))  # (d_model/2,)
     pe = torch.zeros(max_len, d_model)
-    pe[:, 0::2] = torch.sin(pos * inv_freq)                  # even dimensions, (max_len, d_model/2)
-    pe[:, 1::2] = torch.cos(pos * inv_freq)                  # odd dimensions, (max_len, d_model/2)
-    return pe                                                # (max_len, d_model)
+    pe[:, 0::2] = torch.sin(pos * inv_freq)  # even dimensions, (max_len, d_model/2)
+    pe[:, 1::2] = torch.cos(pos * inv_freq)  # odd dimensions, (max_len, d_model/2)
+    return pe                                # (max_len, d_model)
 
 # %% ../chapters/03_embeddings.ipynb #b1dee1f5
 class PositionalEncoding(nn.Module):
-    "Adds the sinusoidal encoding of positions start, start+1, ... to a batch of embeddings, then dropout."
+    """Adds the sinusoidal encoding of positions start, start+1, ... to a batch of
+    embeddings, then dropout."""
     def __init__(self, d_model, dropout=0.1, max_len=5000):
         super().__init__()
         self.dropout = nn.Dropout(dropout)
-        self.register_buffer("pe", sinusoidal_encoding(max_len, d_model), persistent=False)  # (max_len, d_model)
+        # (max_len, d_model)
+        self.register_buffer("pe", sinusoidal_encoding(max_len, d_model),
+                             persistent=False)
     def forward(self, x, start=0):                           # (batch, len, d_model)
         if start + x.size(1) > self.pe.size(0):
-            raise ValueError(f"sequence of length {start + x.size(1)} exceeds max_len={self.pe.size(0)}")
-        return self.dropout(x + self.pe[start:start + x.size(1)])   # (batch, len, d_model)
+            raise ValueError(f"sequence of length {start + x.size(1)} "
+                             f"exceeds max_len={self.pe.size(0)}")
+        # (batch, len, d_model)
+        return self.dropout(x + self.pe[start:start + x.size(1)])

@@ -11,7 +11,8 @@ from .multi_head import MultiHeadAttention
 
 # %% ../chapters/04_encoder.ipynb #6ae9abbd
 class FeedForward(nn.Module):
-    "FFN(x) = max(0, x W_1 + b_1) W_2 + b_2: d_model -> d_ff -> d_model, applied to each position alone."
+    """FFN(x) = max(0, x W_1 + b_1) W_2 + b_2: d_model -> d_ff -> d_model,
+    applied to each position alone."""
     def __init__(self, d_model, d_ff, dropout=0.1):
         super().__init__()
         self.w_1, self.w_2 = nn.Linear(d_model, d_ff), nn.Linear(d_ff, d_model)
@@ -22,36 +23,47 @@ class FeedForward(nn.Module):
 
 # %% ../chapters/04_encoder.ipynb #c085a0e8
 class SublayerConnection(nn.Module):
-    "Residual + LayerNorm around a sublayer: Post-LN LayerNorm(x + Dropout(f(x))) (paper) or Pre-LN x + Dropout(f(LayerNorm(x)))."
+    """Residual + LayerNorm around a sublayer: Post-LN LayerNorm(x + Dropout(f(x)))
+    (paper) or Pre-LN x + Dropout(f(LayerNorm(x)))."""
     def __init__(self, d_model, dropout=0.1, pre_norm=False):
         super().__init__()
-        self.norm, self.dropout, self.pre_norm = nn.LayerNorm(d_model), nn.Dropout(dropout), pre_norm
-    def forward(self, x, sublayer):                          # x (batch, len, d_model); sublayer keeps the shape
+        self.norm, self.dropout = nn.LayerNorm(d_model), nn.Dropout(dropout)
+        self.pre_norm = pre_norm
+    def forward(self, x, sublayer):  # x (batch, len, d_model); sublayer keeps the shape
         if self.pre_norm:
             return x + self.dropout(sublayer(self.norm(x)))
         return self.norm(x + self.dropout(sublayer(x)))
 
 # %% ../chapters/04_encoder.ipynb #903855c7
 class EncoderLayer(nn.Module):
-    "Self-attention then feed-forward, each wrapped in a SublayerConnection: (batch, len, d_model) -> same shape."
-    def __init__(self, d_model, h, d_ff, dropout=0.1, attn_dropout=0.0, pre_norm=False, fast=False, ffn_dropout=None):
+    """Self-attention then feed-forward, each wrapped in a SublayerConnection:
+    (batch, len, d_model) -> same shape."""
+    def __init__(self, d_model, h, d_ff, dropout=0.1, attn_dropout=0.0, pre_norm=False,
+                 fast=False, ffn_dropout=None):
         super().__init__()
         self.self_attn = MultiHeadAttention(d_model, h, attn_dropout, fast=fast)
-        self.ffn = FeedForward(d_model, d_ff, dropout if ffn_dropout is None else ffn_dropout)
-        self.sublayers = nn.ModuleList(SublayerConnection(d_model, dropout, pre_norm) for _ in range(2))
-    def forward(self, x, mask=None):                         # x (batch, len, d_model), mask (batch, 1, 1, len)
-        x = self.sublayers[0](x, lambda y: self.self_attn(y, y, y, mask))   # (batch, len, d_model)
+        self.ffn = FeedForward(d_model, d_ff,
+                               dropout if ffn_dropout is None else ffn_dropout)
+        self.sublayers = nn.ModuleList(SublayerConnection(d_model, dropout, pre_norm)
+                                       for _ in range(2))
+    def forward(self, x, mask=None):  # x (batch, len, d_model), mask (batch, 1, 1, len)
+        # (batch, len, d_model)
+        x = self.sublayers[0](x, lambda y: self.self_attn(y, y, y, mask))
         return self.sublayers[1](x, self.ffn)                # (batch, len, d_model)
 
 # %% ../chapters/04_encoder.ipynb #16a29a76
 class Encoder(nn.Module):
-    "A stack of N encoder layers (with a final LayerNorm when pre_norm): (batch, len, d_model) -> same shape."
-    def __init__(self, N, d_model, h, d_ff, dropout=0.1, attn_dropout=0.0, pre_norm=False, fast=False, ffn_dropout=None):
+    """A stack of N encoder layers (with a final LayerNorm when pre_norm):
+    (batch, len, d_model) -> same shape."""
+    def __init__(self, N, d_model, h, d_ff, dropout=0.1, attn_dropout=0.0,
+                 pre_norm=False, fast=False, ffn_dropout=None):
         super().__init__()
-        self.layers = nn.ModuleList(EncoderLayer(d_model, h, d_ff, dropout, attn_dropout, pre_norm, fast, ffn_dropout)
+        self.layers = nn.ModuleList(EncoderLayer(d_model, h, d_ff, dropout,
+                                                 attn_dropout, pre_norm, fast,
+                                                 ffn_dropout)
                                     for _ in range(N))
         self.norm = nn.LayerNorm(d_model) if pre_norm else nn.Identity()
-    def forward(self, x, mask=None):                         # x (batch, len, d_model), mask (batch, 1, 1, len)
+    def forward(self, x, mask=None):  # x (batch, len, d_model), mask (batch, 1, 1, len)
         for layer in self.layers:
-            x = layer(x, mask)                               # (batch, len, d_model)
+            x = layer(x, mask)        # (batch, len, d_model)
         return self.norm(x)

@@ -26,44 +26,52 @@ class TransformerConfig:
     d_ff: int = 2048           # inner size of the position-wise feed-forward network
     dropout: float = 0.1       # on embeddings and on every sublayer output
     attn_dropout: float = 0.0  # on attention weights
-    ffn_dropout: float | None = None   # inside the feed-forward networks; None: the same as dropout
+    # inside the feed-forward networks; None: the same as dropout
+    ffn_dropout: float | None = None
     max_len: int = 256         # longest sequence the positional encoding covers
     pad_id: int = 0
     pre_norm: bool = False
     fast_attention: bool = False
-    share_embeddings: bool = False   # source and target share one table (needs one vocabulary)
-    tie_output: bool = True          # output projection reuses the target embedding
+    # source and target share one table (needs one vocabulary)
+    share_embeddings: bool = False
+    tie_output: bool = True    # output projection reuses the target embedding
 
     @classmethod
     def base(cls, src_vocab, tgt_vocab, **kw): return cls(src_vocab, tgt_vocab, **kw)
     @classmethod
     def big(cls, src_vocab, tgt_vocab, **kw):
-        return cls(src_vocab, tgt_vocab, **{**dict(d_model=1024, h=16, d_ff=4096, dropout=0.3), **kw})
+        big_sizes = dict(d_model=1024, h=16, d_ff=4096, dropout=0.3)
+        return cls(src_vocab, tgt_vocab, **{**big_sizes, **kw})
     @property
     def d_k(self): return self.d_model // self.h
 
 # %% ../chapters/06_model.ipynb #758ab301
 class Transformer(nn.Module):
-    "The encoder-decoder of Vaswani et al. (2017): (src ids, tgt ids) -> next-token logits."
+    """The encoder-decoder of Vaswani et al. (2017):
+    (src ids, tgt ids) -> next-token logits."""
     def __init__(self, cfg: TransformerConfig):
         super().__init__()
         if cfg.share_embeddings and cfg.src_vocab != cfg.tgt_vocab:
             raise ValueError("share_embeddings needs src_vocab == tgt_vocab")
         self.cfg = cfg
-        layer_args = (cfg.n_layers, cfg.d_model, cfg.h, cfg.d_ff, cfg.dropout, cfg.attn_dropout, cfg.pre_norm,
-                      cfg.fast_attention, cfg.ffn_dropout)
+        layer_args = (cfg.n_layers, cfg.d_model, cfg.h, cfg.d_ff, cfg.dropout,
+                      cfg.attn_dropout, cfg.pre_norm, cfg.fast_attention,
+                      cfg.ffn_dropout)
         self.src_embed = Embeddings(cfg.src_vocab, cfg.d_model)
-        self.tgt_embed = self.src_embed if cfg.share_embeddings else Embeddings(cfg.tgt_vocab, cfg.d_model)
+        self.tgt_embed = (self.src_embed if cfg.share_embeddings
+                          else Embeddings(cfg.tgt_vocab, cfg.d_model))
         self.pos = PositionalEncoding(cfg.d_model, cfg.dropout, cfg.max_len)
         self.encoder = Encoder(*layer_args)
         self.decoder = Decoder(*layer_args)
-        self.generator = nn.Linear(cfg.d_model, cfg.tgt_vocab, bias=False)   # W: (tgt_vocab, d_model)
+        # W: (tgt_vocab, d_model)
+        self.generator = nn.Linear(cfg.d_model, cfg.tgt_vocab, bias=False)
         self._init_weights()
-        if cfg.tie_output:                    # one Parameter, two uses: lookup rows and output rows
+        if cfg.tie_output:  # one Parameter, two uses: lookup rows and output rows
             self.generator.weight = self.tgt_embed.lut.weight
 
     def _init_weights(self):
-        "Embedding tables ~ N(0, d_model^-0.5); every other matrix Xavier-uniform; biases and norms keep PyTorch's defaults."
+        """Embedding tables ~ N(0, d_model^-0.5); every other matrix Xavier-uniform;
+        biases and norms keep PyTorch's defaults."""
         for name, p in self.named_parameters():
             if "lut" in name:
                 nn.init.normal_(p, 0.0, self.cfg.d_model ** -0.5)
@@ -72,27 +80,33 @@ class Transformer(nn.Module):
 
     def encode(self, src, src_mask=None):
         "src ids (batch, len_s) -> memory (batch, len_s, d_model)."
-        return self.encoder(self.pos(self.src_embed(src)), src_mask)   # (batch, len_s, d_model)
+        return self.encoder(self.pos(self.src_embed(src)), src_mask)
 
     def decode(self, tgt, memory, src_mask=None, tgt_mask=None, cache=None, start=0):
-        "tgt ids (batch, len_t) at positions start.. and memory -> logits (batch, len_t, tgt_vocab)."
+        """tgt ids (batch, len_t) at positions start.. and memory
+        -> logits (batch, len_t, tgt_vocab)."""
         x = self.pos(self.tgt_embed(tgt), start)             # (batch, len_t, d_model)
-        return self.generator(self.decoder(x, memory, src_mask, tgt_mask, cache))  # (batch, len_t, tgt_vocab)
+        return self.generator(self.decoder(x, memory, src_mask, tgt_mask, cache))
 
     def forward(self, src, tgt, src_mask=None, tgt_mask=None):
-        "src (batch, len_s), tgt (batch, len_t) token ids -> logits (batch, len_t, tgt_vocab)."
-        if src_mask is None: src_mask = padding_mask(src, self.cfg.pad_id)          # (batch, 1, 1, len_s)
-        if tgt_mask is None: tgt_mask = padding_mask(tgt, self.cfg.pad_id) & causal_mask(tgt.size(1), tgt.device)  # (batch, 1, len_t, len_t)
+        """src (batch, len_s), tgt (batch, len_t) token ids
+        -> logits (batch, len_t, tgt_vocab)."""
+        if src_mask is None:                                 # (batch, 1, 1, len_s)
+            src_mask = padding_mask(src, self.cfg.pad_id)
+        if tgt_mask is None:                                 # (batch, 1, len_t, len_t)
+            tgt_mask = (padding_mask(tgt, self.cfg.pad_id)
+                        & causal_mask(tgt.size(1), tgt.device))
         return self.decode(tgt, self.encode(src, src_mask), src_mask, tgt_mask)
 
 # %% ../chapters/06_model.ipynb #213d1123
 def count_parameters(model):
-    "Parameters per top-level component, each shared tensor counted once (in its first owner), plus 'total'."
+    """Parameters per top-level component, each shared tensor counted once
+    (in its first owner), plus 'total'."""
     seen, counts = set(), {}
     for name, p in model.named_parameters(remove_duplicate=False):
         if id(p) in seen: continue
         seen.add(id(p))
-        part = name.split(".")[0]                  # "encoder.layers.0.ffn.w_1.weight" -> "encoder"
+        part = name.split(".")[0]  # "encoder.layers.0.ffn.w_1.weight" -> "encoder"
         counts[part] = counts.get(part, 0) + p.numel()
     counts["total"] = sum(counts.values())
     return counts

@@ -12,42 +12,53 @@ from .attention import scaled_dot_product_attention, attention_weights
 
 # %% ../chapters/02_multi_head.ipynb #b067661f
 class MultiHeadAttention(nn.Module):
-    """MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W_O with head_i = Attention(Q W_i^Q, K W_i^K, V W_i^V):
-    h heads of width d_k = d_model / h, their projections side by side in w_q, w_k, w_v (d_model -> d_model)."""
+    """MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W_O with
+    head_i = Attention(Q W_i^Q, K W_i^K, V W_i^V): h heads of width d_k = d_model / h,
+    their projections side by side in w_q, w_k, w_v (d_model -> d_model)."""
     def __init__(self, d_model, h, dropout=0.0, bias=True, fast=False):
         super().__init__()
         if d_model % h != 0:
             raise ValueError(f"d_model={d_model} is not divisible by h={h}")
         self.d_model, self.h, self.d_k = d_model, h, d_model // h
-        self.w_q = nn.Linear(d_model, d_model, bias=bias)         # W^Q = [W_1^Q | ... | W_h^Q]
-        self.w_k = nn.Linear(d_model, d_model, bias=bias)         # W^K
-        self.w_v = nn.Linear(d_model, d_model, bias=bias)         # W^V
-        self.w_o = nn.Linear(d_model, d_model, bias=bias)         # W^O, mixes the concatenated heads
-        self.dropout, self.fast = dropout, fast                   # dropout on attention weights, training only
-        self.store_weights, self.weights = False, None            # store_weights = True keeps the maps in .weights
+        self.w_q = nn.Linear(d_model, d_model, bias=bias)  # W^Q = [W_1^Q | ... | W_h^Q]
+        self.w_k = nn.Linear(d_model, d_model, bias=bias)  # W^K
+        self.w_v = nn.Linear(d_model, d_model, bias=bias)  # W^V
+        self.w_o = nn.Linear(d_model, d_model, bias=bias)  # W^O, mixes the heads
+        # dropout on attention weights, training only; store_weights = True keeps the
+        # maps in .weights
+        self.dropout, self.fast = dropout, fast
+        self.store_weights, self.weights = False, None
 
     def split_heads(self, x):
-        "(batch, len, d_model) -> (batch, h, len, d_k); head i gets features i*d_k ... (i+1)*d_k - 1."
+        """(batch, len, d_model) -> (batch, h, len, d_k);
+        head i gets features i*d_k ... (i+1)*d_k - 1."""
         b, n, _ = x.shape
-        return x.view(b, n, self.h, self.d_k).transpose(1, 2)     # (batch, h, len, d_k)
+        return x.view(b, n, self.h, self.d_k).transpose(1, 2)  # (batch, h, len, d_k)
 
     def merge_heads(self, x):
-        "(batch, h, len, d_k) -> (batch, len, d_model): the heads of each position concatenated."
+        """(batch, h, len, d_k) -> (batch, len, d_model):
+        the heads of each position concatenated."""
         b, _, n, _ = x.shape
-        return x.transpose(1, 2).reshape(b, n, self.d_model)      # (batch, len, d_model)
+        return x.transpose(1, 2).reshape(b, n, self.d_model)   # (batch, len, d_model)
 
     def project_kv(self, key, value):
-        "Project and split keys and values: (batch, len_k, d_model) each -> two (batch, h, len_k, d_k)."
+        """Project and split keys and values:
+        (batch, len_k, d_model) each -> two (batch, h, len_k, d_k)."""
         return self.split_heads(self.w_k(key)), self.split_heads(self.w_v(value))
 
     def forward(self, query, key, value, mask=None, cache=None):
-        """query (batch, len_q, d_model), key and value (batch, len_k, d_model) -> (batch, len_q, d_model).
-        `mask`: boolean, True = may attend, broadcastable to (batch, h, len_q, len_k). `cache` (chapter 8):
-        a callable cache(self, key, value) -> (k, v), each (batch, h, len_k, d_k), used instead of project_kv."""
-        q = self.split_heads(self.w_q(query))                     # (batch, h, len_q, d_k)
-        k, v = self.project_kv(key, value) if cache is None else cache(self, key, value)   # (batch, h, len_k, d_k)
+        """query (batch, len_q, d_model), key and value (batch, len_k, d_model)
+        -> (batch, len_q, d_model). `mask`: boolean, True = may attend, broadcastable
+        to (batch, h, len_q, len_k). `cache` (chapter 8): a callable
+        cache(self, key, value) -> (k, v), each (batch, h, len_k, d_k), used instead
+        of project_kv."""
+        q = self.split_heads(self.w_q(query))                  # (batch, h, len_q, d_k)
+        # (batch, h, len_k, d_k)
+        k, v = self.project_kv(key, value) if cache is None else cache(self, key, value)
         if self.store_weights:
-            self.weights = attention_weights(q, k, mask).detach() # (batch, h, len_q, len_k)
+            # (batch, h, len_q, len_k)
+            self.weights = attention_weights(q, k, mask).detach()
         p = self.dropout if self.training else 0.0
-        heads = scaled_dot_product_attention(q, k, v, mask, p, fast=self.fast)   # (batch, h, len_q, d_k)
-        return self.w_o(self.merge_heads(heads))                  # (batch, len_q, d_model)
+        # (batch, h, len_q, d_k)
+        heads = scaled_dot_product_attention(q, k, v, mask, p, fast=self.fast)
+        return self.w_o(self.merge_heads(heads))               # (batch, len_q, d_model)

@@ -14,83 +14,155 @@ from pathlib import Path
 import torch
 from .data import DataError, LANGS, Tokenizer, Vocab, load_split
 from .model import Transformer, TransformerConfig, count_parameters
-from .training import CheckpointError, TrainConfig, cpu_capability, load_checkpoint, save_checkpoint, train
+from .training import (CheckpointError, TrainConfig, cpu_capability,
+                                  load_checkpoint, save_checkpoint, train)
 from .decoding import beam_search, greedy_decode
 
 # %% ../chapters/10_translation.ipynb #8ba9a80d
 PRESETS = {
     # seconds on a CPU: for tests and for trying the commands out
     "tiny": {"model": dict(d_model=64, n_layers=1, h=2, d_ff=128, dropout=0.1),
-             "train": dict(max_tokens=2000, warmup=100, lr_factor=2.0, max_steps=40, eval_every=40, ckpt_every=20,
-                           precision="fp32"),
+             "train": dict(max_tokens=2000, warmup=100, lr_factor=2.0, max_steps=40,
+                           eval_every=40, ckpt_every=20, precision="fp32"),
              "average": dict(every=10, last=3)},
-    # 30 minutes of a CPU: batches of 3,500 tokens; as many updates as the machine fits in the half hour (timed
-    # over the first 40), the rate falling linearly to 0 at the last; bf16 only where it measures faster; the plain
-    # attention (PyTorch's fused kernel makes bf16 updates slower on a CPU); no dropout inside the FFNs; d_ff 512
-    # and 8 heads: at equal time on a CPU without bf16 it beat d_ff 1,024 and 4 heads (see "The model's size")
-    "cpu": {"model": dict(d_model=256, n_layers=3, h=8, d_ff=512, dropout=0.1, ffn_dropout=0.0, fast_attention=False),
-            "train": dict(max_tokens=3500, warmup=200, lr_factor=0.5, max_minutes=30, fit_to_time=True,
-                          max_epochs=1000, eval_every=400, ckpt_every=100),
+    # 30 minutes of a CPU: batches of 3,500 tokens; as many updates as the machine fits
+    # in the half hour (timed over the first 40), the rate falling linearly to 0 at the
+    # last; bf16 only where it measures faster; the plain attention (PyTorch's fused
+    # kernel makes bf16 updates slower on a CPU); no dropout inside the FFNs; d_ff 512
+    # and 8 heads: at equal time on a CPU without bf16 it beat d_ff 1,024 and 4 heads
+    # (see "The model's size")
+    "cpu": {"model": dict(d_model=256, n_layers=3, h=8, d_ff=512, dropout=0.1,
+                          ffn_dropout=0.0, fast_attention=False),
+            "train": dict(max_tokens=3500, warmup=200, lr_factor=0.5, max_minutes=30,
+                          fit_to_time=True, max_epochs=1000, eval_every=400,
+                          ckpt_every=100),
             "average": dict(every=40, last=5)},
-    # the paper's base model on one GPU, 15 minutes planned like cpu's; bf16 where the GPU has it, fused attention
-    "base": {"model": dict(d_model=512, n_layers=6, h=8, d_ff=2048, dropout=0.1, fast_attention=True),
-             "train": dict(max_tokens=8000, warmup=1000, lr_factor=1.0, max_minutes=15, fit_to_time=True,
-                           max_epochs=1000, eval_every=500, ckpt_every=500),
+    # the paper's base model on one GPU, 15 minutes planned like cpu's; bf16 where the
+    # GPU has it, fused attention
+    "base": {"model": dict(d_model=512, n_layers=6, h=8, d_ff=2048, dropout=0.1,
+                           fast_attention=True),
+             "train": dict(max_tokens=8000, warmup=1000, lr_factor=1.0, max_minutes=15,
+                           fit_to_time=True, max_epochs=1000, eval_every=500,
+                           ckpt_every=500),
              "average": dict(every=200, last=5)},
 }
 
+# %% ../chapters/10_translation.ipynb #1fd60e4f
 def preset(name, **train_overrides):
-    "(model keyword arguments, TrainConfig) of the preset `name`, with TrainConfig fields overridden."
+    """(model keyword arguments, TrainConfig) of the preset `name`, with TrainConfig
+    fields overridden (an override of None keeps the preset's value)."""
     if name not in PRESETS:
         raise ValueError(f"unknown config {name!r}; choose one of {', '.join(PRESETS)}")
     p = PRESETS[name]
     cfg = TrainConfig(**{**p["train"], "out_dir": f"runs/{name}"})
-    return dict(p["model"]), replace(cfg, **{k: v for k, v in train_overrides.items() if v is not None})
+    overrides = {k: v for k, v in train_overrides.items() if v is not None}
+    return dict(p["model"]), replace(cfg, **overrides)
 
 # %% ../chapters/10_translation.ipynb #69ff7bee
 class InputError(ValueError):
     "A sentence the model cannot translate (empty, too long, unknown characters)."
 
 def prepare_data(data_dir=None, min_freq=2, max_len=256, download=True):
-    "Tokenized, encoded Multi30k: vocabularies from train only; (src_ids, tgt_ids) pairs for train and val."
+    """Tokenized, encoded Multi30k: vocabularies from train only; (src_ids, tgt_ids)
+    pairs for train and val."""
     pairs = {s: load_split(s, data_dir, download) for s in ("train", "val")}
     tok = {lang: Tokenizer(lang) for lang in LANGS}
-    tokens = {s: {lang: tok[lang].tokenize_many([p[i] for p in pairs[s]]) for i, lang in enumerate(LANGS)}
-              for s in pairs}
+    tokens = {s: {lang: tok[lang].tokenize_many([p[i] for p in pairs[s]])
+                  for i, lang in enumerate(LANGS)} for s in pairs}
     vocab = {lang: Vocab.build(tokens["train"][lang], min_freq) for lang in LANGS}
-    def encode(split):                    # source + <eos>; the target gets <bos>/<eos> in make_batch
+    # source + <eos>; the target gets <bos>/<eos> in make_batch
+    def encode(split):
         return [(vocab["de"].encode(s, eos=True), vocab["en"].encode(t))
                 for s, t in zip(tokens[split]["de"], tokens[split]["en"])
                 if len(s) + 1 <= max_len and len(t) + 1 <= max_len]
-    chars = "".join(sorted(set("".join(p[0] for p in pairs["train"]))))   # every German character seen
-    return {"vocab": vocab, "train": encode("train"), "val": encode("val"), "src_chars": chars}
+    # every German character seen in training
+    chars = "".join(sorted(set("".join(p[0] for p in pairs["train"]))))
+    return {"vocab": vocab, "train": encode("train"), "val": encode("val"),
+            "src_chars": chars}
 
 # %% ../chapters/10_translation.ipynb #f5fcd3b8
 def schedule_name(train_config, plan=None):
-    "A short description of a run's learning-rate schedule, from the TrainConfig and the plan a checkpoint holds."
+    """A short description of a run's learning-rate schedule, from the TrainConfig and
+    the plan a checkpoint holds."""
     if not train_config: return "unknown"
     tc = train_config
-    decay = plan["steps"] if plan else "the planned end" if tc.get("fit_to_time") else tc.get("decay_steps")
+    decay = (plan["steps"] if plan else "the planned end" if tc.get("fit_to_time")
+             else tc.get("decay_steps"))
     shape = f"linear to 0 at {decay}" if decay else "inverse sqrt (Noam)"
     return f"{shape}, warmup {tc['warmup']}, factor {tc['lr_factor']}"
 
 def precision_name(train_config, hardware=None):
-    """'bf16' or 'fp32' for checkpoints written before runs recorded their precision: their TrainConfig.amp
-    ('auto' was bf16 on a GPU, fp32 on a CPU). Newer checkpoints say it themselves (`Translator.info`)."""
+    """'bf16' or 'fp32' for checkpoints written before runs recorded their precision:
+    their TrainConfig.amp ('auto' was bf16 on a GPU, fp32 on a CPU). Newer checkpoints
+    say it themselves (`Translator.info`)."""
     amp = (train_config or {}).get("amp", "auto")
-    if amp == "auto":                      # hardware: "<GPU name>" or "<CPU name> CPU, <n> cores" (known when trained)
+    # hardware: "<GPU name>" or "<CPU name> CPU, <n> cores" (known when trained)
+    if amp == "auto":
         return "fp32" if hardware is None or "CPU" in hardware else "bf16"
     return "bf16" if amp else "fp32"
 
-# beam search's length penalty (chapter 8): the paper's 0.6 leaves the cpu model's translations
-# too short; 1.5 scored best on the validation split (see "Decoding" below)
+# %% ../chapters/10_translation.ipynb #b04535e9
+# the paper's 0.6 leaves the cpu model's translations too short ("Decoding" below)
 ALPHA = 1.5
 
+# %% ../chapters/10_translation.ipynb #998d3e49
+def _checkpoint_info(state, model):
+    "What a translation checkpoint says about its run (`Translator.info`)."
+    extra, tc = state.get("extra") or {}, state.get("train_config") or {}
+    precision, plan = state.get("precision") or {}, state.get("plan") or {}
+    shape = "d_model {d_model}, N {n_layers}, h {h}, d_ff {d_ff}"
+    weights = f"average of {len(extra['averaged'])}" if "averaged" in extra else "last"
+    return {"config": extra.get("config"),
+            "schedule": schedule_name(tc, state.get("plan")),
+            "precision": (precision.get("precision")
+                          or precision_name(tc, extra.get("hardware"))),
+            "precision_reason": precision.get("reason"),
+            "planned_steps": plan.get("steps"),
+            "max_tokens": tc.get("max_tokens"), "step": state.get("step"),
+            "train_minutes": round(state.get("elapsed_s", 0) / 60, 1),
+            "hardware": extra.get("hardware"),
+            "parameters": count_parameters(model)["total"],
+            "shape": shape.format(**state["model_config"]), "weights": weights}
+
+# %% ../chapters/10_translation.ipynb #3b505f6a
+def _length_chunks(sources, batch_size):
+    "Indices of `sources` grouped by length, in chunks of at most `batch_size`."
+    by_length = {}
+    for i, ids in enumerate(sources):
+        by_length.setdefault(len(ids), []).append(i)
+    return [group[k:k + batch_size] for group in by_length.values()
+            for k in range(0, len(group), batch_size)]
+
+# %% ../chapters/10_translation.ipynb #309ba1fe
+@torch.no_grad()
+def _decode_ids(model, sources, beam=4, alpha=ALPHA, batch_size=64, unk=False):
+    """Lists of source ids -> lists of target ids, in order, decoded in batches of
+    sources of one length; `<unk>` only if `unk`."""
+    ban = () if unk else (Vocab.unk_id,)     # chapter 8: a banned id is never generated
+    bos, eos, out = Vocab.bos_id, Vocab.eos_id, [None] * len(sources)
+    device = next(model.parameters()).device
+    for chunk in _length_chunks(sources, batch_size):
+        # (batch, len_s): sources of one length, no padding
+        src = torch.tensor([sources[i] for i in chunk], device=device)
+        # English runs ~1.1x German
+        max_len = min(int(1.5 * src.size(1)) + 10, model.cfg.max_len - 1)
+        if beam > 1:                         # the best of each sentence's n-best list
+            nbest = beam_search(model, src, bos, eos, max_len, beam_size=beam,
+                                alpha=alpha, ban=ban)[0]
+            hyps = [n[0] for n in nbest]
+        else:
+            hyps = greedy_decode(model, src, bos, eos, max_len, ban=ban)
+        for i, ids in zip(chunk, hyps):
+            out[i] = ids
+    return out
+
+# %% ../chapters/10_translation.ipynb #c4f52e02
 class Translator:
     "A trained model with its vocabularies: German sentences in, English sentences out."
     def __init__(self, model, src_vocab, tgt_vocab, src_chars, device="cpu"):
         self.model = model.to(device).eval()
-        self.src_vocab, self.tgt_vocab, self.src_chars = src_vocab, tgt_vocab, set(src_chars)
+        self.src_vocab, self.tgt_vocab = src_vocab, tgt_vocab
+        self.src_chars = set(src_chars)
         self.tok, self.tgt_tok = Tokenizer("de"), Tokenizer("en")
         self.device, self.info = device, {}
 
@@ -101,23 +173,19 @@ class Translator:
         state = load_checkpoint(path)
         extra = state.get("extra") or {}
         if "vocab" not in extra or "model_config" not in state:
-            raise CheckpointError(f"{path} is not a translation checkpoint (it holds no vocabularies)")
+            raise CheckpointError(
+                f"{path} is not a translation checkpoint (it holds no vocabularies)")
         model = Transformer(TransformerConfig(**state["model_config"]))
         model.load_state_dict(state["model"])
         vocab = {lang: Vocab(extra["vocab"][lang]) for lang in LANGS}
         translator = cls(model, vocab["de"], vocab["en"], extra["src_chars"], device)
-        tc = state.get("train_config") or {}
-        translator.info = {"config": extra.get("config"), "schedule": schedule_name(tc, state.get("plan")),
-                           "precision": (state.get("precision") or {}).get("precision")
-                                        or precision_name(tc, extra.get("hardware")),
-                           "precision_reason": (state.get("precision") or {}).get("reason"),
-                           "planned_steps": (state.get("plan") or {}).get("steps"),
-                           "max_tokens": tc.get("max_tokens"), "step": state.get("step"),
-                           "train_minutes": round(state.get("elapsed_s", 0) / 60, 1),
-                           "hardware": extra.get("hardware"), "parameters": count_parameters(model)["total"],
-                           "shape": "d_model {d_model}, N {n_layers}, h {h}, d_ff {d_ff}".format(**state["model_config"]),
-                           "weights": f"average of {len(extra['averaged'])}" if "averaged" in extra else "last"}
+        translator.info = _checkpoint_info(state, model)
         return translator
+
+    def translate(self, sentences, beam=4, alpha=ALPHA, unk=False):
+        "German sentences -> English sentences (InputError on the first bad one)."
+        sources = [self.encode(s) for s in sentences]
+        return self.translate_ids(sources, beam, alpha, unk=unk)
 
     def encode(self, sentence):
         "German sentence -> source ids ending in <eos>; bad input raises InputError."
@@ -125,38 +193,21 @@ class Translator:
             raise InputError("empty line")
         unseen = sorted(set(sentence) - self.src_chars - set(" \t"))
         if unseen:
-            raise InputError("characters never seen in training: " + " ".join(repr(c) for c in unseen))
+            raise InputError("characters never seen in training: "
+                             + " ".join(repr(c) for c in unseen))
         ids = self.src_vocab.encode(self.tok(sentence), eos=True)
         limit = self.model.cfg.max_len
         if len(ids) > limit:
-            raise InputError(f"{len(ids) - 1} tokens, more than the model's maximum of {limit - 1}")
+            raise InputError(f"{len(ids) - 1} tokens, more than the model's maximum "
+                             f"of {limit - 1}")
         return ids
 
-    @torch.no_grad()
-    def translate_ids(self, sources, beam=4, alpha=ALPHA, batch_size=64, unk=False):
-        "Lists of source ids -> English sentences, decoded in batches of sources of one length; `<unk>` only if `unk`."
-        ban = () if unk else (Vocab.unk_id,)                    # chapter 8: a banned id is never generated
-        by_length = {}
-        for i, ids in enumerate(sources):
-            by_length.setdefault(len(ids), []).append(i)
-        # one length per batch: no padding, and each sentence gets the output budget it would get alone
-        chunks = [group[k:k + batch_size] for group in by_length.values() for k in range(0, len(group), batch_size)]
-        out = [None] * len(sources)
-        for chunk in chunks:
-            src = torch.tensor([sources[i] for i in chunk], device=self.device)     # (batch, len_s)
-            max_len = min(int(1.5 * src.size(1)) + 10, self.model.cfg.max_len - 1)  # English runs ~1.1x German
-            if beam > 1:                                                # the best of each sentence's n-best list
-                hyps = [nbest[0] for nbest in beam_search(self.model, src, Vocab.bos_id, Vocab.eos_id, max_len,
-                                                          beam_size=beam, alpha=alpha, ban=ban)[0]]
-            else:
-                hyps = greedy_decode(self.model, src, Vocab.bos_id, Vocab.eos_id, max_len, ban=ban)
-            for i, ids in zip(chunk, hyps):
-                out[i] = Tokenizer.detokenize(self.tgt_vocab.decode(ids))
-        return out
-
-    def translate(self, sentences, beam=4, alpha=ALPHA, unk=False):
-        "German sentences -> English sentences (InputError on the first bad one)."
-        return self.translate_ids([self.encode(s) for s in sentences], beam, alpha, unk=unk)
+    def translate_ids(self, sources, beam=4, alpha=ALPHA, batch_size=64,
+                      unk=False):
+        """Lists of source ids -> English sentences, decoded in batches of sources of
+        one length; `<unk>` only if `unk`."""
+        outputs = _decode_ids(self.model, sources, beam, alpha, batch_size, unk)
+        return [Tokenizer.detokenize(self.tgt_vocab.decode(ids)) for ids in outputs]
 
 # %% ../chapters/10_translation.ipynb #be1ba8c6
 def _fail(message, code=1):
@@ -173,110 +224,172 @@ def _cli(run):
     except KeyboardInterrupt:
         _fail("interrupted", 130)
 
+# %% ../chapters/10_translation.ipynb #c4f8979f
 def _hardware(device):
     "A short description of the machine a run used."
-    if device in (None, "auto") and torch.cuda.is_available() or str(device).startswith("cuda"):
+    cuda = device in (None, "auto") and torch.cuda.is_available()
+    if cuda or str(device).startswith("cuda"):
         return torch.cuda.get_device_name(0)
     name = platform.processor() or platform.machine()
     try:
-        name = next(l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name"))
+        name = next(l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
+                    if l.startswith("model name"))
     except (OSError, StopIteration):
         pass
-    return f"{name} CPU, {os.cpu_count()} cores, {torch.get_num_threads()} threads, {cpu_capability()}"
+    return (f"{name} CPU, {os.cpu_count()} cores, {torch.get_num_threads()} threads, "
+            f"{cpu_capability()}")
+
+# %% ../chapters/10_translation.ipynb #301c5116
+def _add_train_overrides(p):
+    "Add the options of transformer-train that override a field of TrainConfig."
+    p.add_argument("--max-minutes", type=float,
+                   help="stop after this many minutes of training")
+    p.add_argument("--max-steps", type=int, help="stop after this many updates")
+    p.add_argument("--max-tokens", type=int,
+                   help="tokens per batch and side (default: the preset's)")
+    p.add_argument("--decay-steps", type=int, help="learning rate falls linearly to 0 "
+                   "at this update (default: the preset's; timed presets plan it "
+                   "themselves)")
+    p.add_argument("--warmup", type=int,
+                   help="updates of learning-rate warmup (default: the preset's)")
+    p.add_argument("--precision", choices=["auto", "fp32", "bf16"],
+                   help="arithmetic of the matrix products; auto (the default) "
+                   "measures which is faster here, and a resumed run keeps the "
+                   "choice it made")
+    p.add_argument("--compile", action="store_true",
+                   help="torch.compile the model (worth it on a GPU; slow to start)")
+
+# %% ../chapters/10_translation.ipynb #052a1155
+def _train_parser():
+    "The command line of transformer-train."
+    p = argparse.ArgumentParser(prog="transformer-train", description="Train a "
+        "Transformer to translate German to English on Multi30k. Writes checkpoint.pt "
+        "and metrics.jsonl to the output folder; --resume continues an interrupted run "
+        "exactly. Runs unchanged under `torchrun --nproc_per_node=N`.")
+    default = "base" if torch.cuda.is_available() else "cpu"
+    p.add_argument("--config", default=default, choices=list(PRESETS),
+                   help=f"preset (default here: {default})")
+    p.add_argument("--data", help="folder with the Multi30k .gz files "
+                   "(default: $MULTI30K_DIR, else download)")
+    p.add_argument("--out", help="output folder (default: runs/<config>)")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the run in the output folder")
+    _add_train_overrides(p)
+    p.add_argument("--device",
+                   help="cpu, cuda, cuda:1 ... (default: cuda when available)")
+    p.add_argument("--seed", type=int)
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return p
+
+# %% ../chapters/10_translation.ipynb #b85010be
+def _resumable(cfg, resume):
+    "The TrainConfig to run in cfg.out_dir: refuse to overwrite a run, or resume one."
+    ckpt = Path(cfg.out_dir) / "checkpoint.pt"
+    if ckpt.exists() and not resume:
+        raise ValueError(f"{cfg.out_dir} already holds a run: pass --resume to "
+                         "continue it, or --out for a new one")
+    if resume and not ckpt.exists():
+        raise CheckpointError(f"nothing to resume: no checkpoint at {ckpt}")
+    if resume and cfg.max_minutes is not None:   # the limit covers the whole run
+        done = load_checkpoint(ckpt).get("elapsed_s", 0.0) / 60
+        cfg = replace(cfg, max_minutes=max(0.0, cfg.max_minutes - done))
+    return cfg
+
+def _run_extra(data, config, device):
+    "What a checkpoint keeps besides the weights: vocabularies, characters, machine."
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    return {"vocab": {lang: v.itos for lang, v in data["vocab"].items()},
+            "src_chars": data["src_chars"], "config": config,
+            "hardware": (f"{world} x " if world > 1 else "") + _hardware(device)}
+
+# %% ../chapters/10_translation.ipynb #7a20c191
+def _announcer(cfg, snapshots):
+    "The training callback: say what the run decided, as it decides it; keep snapshots."
+    def callback(record):
+        if "precision" in record:
+            print(f"precision: {record['precision']} ({record['reason']})",
+                  file=sys.stderr)
+        if "plan" in record:
+            plan = record["plan"]
+            print(f"plan: {plan['steps']} updates in {cfg.max_minutes:g} minutes "
+                  f"({plan['seconds_per_update']:.2f} s per update so far)",
+                  file=sys.stderr)
+        snapshots(record)
+    return callback
 
 # %% ../chapters/10_translation.ipynb #0c770f50
 def train_main(argv=None):
     "transformer-train: train a German-to-English model on Multi30k."
-    p = argparse.ArgumentParser(prog="transformer-train", description="Train a Transformer to translate German to "
-        "English on Multi30k. Writes checkpoint.pt and metrics.jsonl to the output folder; --resume continues an "
-        "interrupted run exactly. Runs unchanged under `torchrun --nproc_per_node=N`.")
-    default = "base" if torch.cuda.is_available() else "cpu"
-    p.add_argument("--config", default=default, choices=list(PRESETS), help=f"preset (default here: {default})")
-    p.add_argument("--data", help="folder with the Multi30k .gz files (default: $MULTI30K_DIR, else download)")
-    p.add_argument("--out", help="output folder (default: runs/<config>)")
-    p.add_argument("--resume", action="store_true", help="continue the run in the output folder")
-    p.add_argument("--max-minutes", type=float, help="stop after this many minutes of training")
-    p.add_argument("--max-steps", type=int, help="stop after this many updates")
-    p.add_argument("--max-tokens", type=int, help="tokens per batch and side (default: the preset's)")
-    p.add_argument("--decay-steps", type=int, help="learning rate falls linearly to 0 at this update "
-                   "(default: the preset's; timed presets plan it themselves)")
-    p.add_argument("--warmup", type=int, help="updates of learning-rate warmup (default: the preset's)")
-    p.add_argument("--precision", choices=["auto", "fp32", "bf16"], help="arithmetic of the matrix products; auto "
-                   "(the default) measures which is faster here, and a resumed run keeps the choice it made")
-    p.add_argument("--compile", action="store_true", help="torch.compile the model (worth it on a GPU; slow to "
-                   "start)")
-    p.add_argument("--device", help="cpu, cuda, cuda:1 ... (default: cuda when available)")
-    p.add_argument("--seed", type=int)
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    a = p.parse_args(argv)
+    a = _train_parser().parse_args(argv)
 
     def run():
-        model_kw, cfg = preset(a.config, out_dir=a.out, max_minutes=a.max_minutes, max_steps=a.max_steps,
-                               max_tokens=a.max_tokens, decay_steps=a.decay_steps, device=a.device, seed=a.seed,
-                               warmup=a.warmup, precision=a.precision, compile=a.compile or None,
-                               progress=False if a.no_progress else None)
-        out = Path(cfg.out_dir)
-        if (out / "checkpoint.pt").exists() and not a.resume:
-            raise ValueError(f"{out} already holds a run: pass --resume to continue it, or --out for a new one")
-        if a.resume and not (out / "checkpoint.pt").exists():
-            raise CheckpointError(f"nothing to resume: no checkpoint at {out / 'checkpoint.pt'}")
-        if a.resume and cfg.max_minutes is not None:     # the time limit covers the whole run, not each piece
-            done = load_checkpoint(out / "checkpoint.pt").get("elapsed_s", 0.0) / 60
-            cfg = replace(cfg, max_minutes=max(0.0, cfg.max_minutes - done))
+        model_kw, cfg = preset(
+            a.config, out_dir=a.out, max_minutes=a.max_minutes, max_steps=a.max_steps,
+            max_tokens=a.max_tokens, decay_steps=a.decay_steps, device=a.device,
+            seed=a.seed, warmup=a.warmup, precision=a.precision,
+            compile=a.compile or None, progress=False if a.no_progress else None)
+        cfg, out = _resumable(cfg, a.resume), Path(cfg.out_dir)
         data = prepare_data(a.data)
-        model = Transformer(TransformerConfig(len(data["vocab"]["de"]), len(data["vocab"]["en"]), **model_kw))
-        world = int(os.environ.get("WORLD_SIZE", "1"))
-        extra = {"vocab": {lang: v.itos for lang, v in data["vocab"].items()}, "src_chars": data["src_chars"],
-                 "config": a.config, "hardware": (f"{world} x " if world > 1 else "") + _hardware(cfg.device)}
+        vocab = data["vocab"]
+        model = Transformer(TransformerConfig(len(vocab["de"]), len(vocab["en"]),
+                                              **model_kw))
+        extra = _run_extra(data, a.config, cfg.device)
         snapshots = Snapshots(model, out / "snapshots", **PRESETS[a.config]["average"])
-        def callback(record):                           # say what the run decided, as it decides it
-            if "precision" in record: print(f"precision: {record['precision']} ({record['reason']})", file=sys.stderr)
-            if "plan" in record:
-                print(f"plan: {record['plan']['steps']} updates in {cfg.max_minutes:g} minutes "
-                      f"({record['plan']['seconds_per_update']:.2f} s per update so far)", file=sys.stderr)
-            snapshots(record)
-        history = train(model, data["train"], data["val"], cfg, Vocab.pad_id, Vocab.bos_id, Vocab.eos_id,
-                        resume=a.resume, extra_state=extra, callback=callback)
+        history = train(model, data["train"], data["val"], cfg, Vocab.pad_id,
+                        Vocab.bos_id, Vocab.eos_id, resume=a.resume, extra_state=extra,
+                        callback=_announcer(cfg, snapshots))
         if int(os.environ.get("RANK", "0")) == 0:
-            averaged = snapshots.write_average(out / "checkpoint.pt", out / "averaged.pt")
+            averaged = snapshots.write_average(out / "checkpoint.pt",
+                                               out / "averaged.pt")
             last = [h for h in history if "valid_loss" in h][-1]
-            print(f"done: step {last['step']}, valid loss {last['valid_loss']:.3f}, checkpoint {out / 'checkpoint.pt'}"
-                  + (f", average of the last {averaged} snapshots {out / 'averaged.pt'}" if averaged else ""))
+            print(f"done: step {last['step']}, valid loss {last['valid_loss']:.3f}, "
+                  f"checkpoint {out / 'checkpoint.pt'}"
+                  + (f", average of the last {averaged} snapshots "
+                     f"{out / 'averaged.pt'}" if averaged else ""))
     _cli(run)
 
 # %% ../chapters/10_translation.ipynb #63cf8e76
 class Snapshots:
-    "Training callback: keep the model's weights every `every` updates (the newest `last`), then average them."
+    """Training callback: keep the model's weights every `every` updates (the newest
+    `last`), then average them."""
     def __init__(self, model, folder, every, last):
-        self.model, self.folder, self.every, self.last = model, Path(folder), every, last
+        self.model, self.folder = model, Path(folder)
+        self.every, self.last = every, last
 
     def __call__(self, record):
         if "train_loss" not in record or record["step"] % self.every: return
         self.folder.mkdir(parents=True, exist_ok=True)
-        save_checkpoint(self.folder / f"step{record['step']:08d}.pt", {"model": self.model.state_dict()})
+        save_checkpoint(self.folder / f"step{record['step']:08d}.pt",
+                        {"model": self.model.state_dict()})
         for old in sorted(self.folder.glob("step*.pt"))[:-self.last]:
             old.unlink()
 
     def write_average(self, checkpoint, dest):
-        "Average the kept snapshots into a copy of `checkpoint` at `dest` (without optimizer state); returns how many."
+        """Average the kept snapshots into a copy of `checkpoint` at `dest` (without
+        optimizer state); returns how many."""
         files = sorted(self.folder.glob("step*.pt"))[-self.last:]
         if len(files) < 2: return 0
         states = [load_checkpoint(f)["model"] for f in files]
         state = load_checkpoint(checkpoint)
-        state["model"] = {k: sum(s[k].float() for s in states) / len(states) if states[0][k].is_floating_point()
-                          else states[-1][k] for k in states[0]}
+        state["model"] = {k: sum(s[k].float() for s in states) / len(states)
+                          if states[0][k].is_floating_point() else states[-1][k]
+                          for k in states[0]}
         state["extra"] = {**state["extra"], "averaged": [f.stem for f in files]}
-        save_checkpoint(dest, {k: state[k] for k in ("model", "model_config", "train_config", "extra", "step", "elapsed_s")})
+        keep = ("model", "model_config", "train_config", "extra", "step", "elapsed_s")
+        save_checkpoint(dest, {k: state[k] for k in keep})
         return len(files)
 
 # %% ../chapters/10_translation.ipynb #1c6c0543
 def _parse_with_decoding_options(p, argv):
     "Add the options translate and evaluate share, then parse."
-    p.add_argument("--checkpoint", default="runs/cpu/checkpoint.pt", help="checkpoint of the train command "
-                   "(default: %(default)s)")
-    p.add_argument("--beam", type=int, default=4, help="beam size; 1 = greedy (default: %(default)s)")
-    p.add_argument("--alpha", type=float, default=ALPHA, help="length penalty (default: %(default)s)")
-    p.add_argument("--allow-unk", action="store_true", help="let the output contain <unk> (default: never)")
+    p.add_argument("--checkpoint", default="runs/cpu/checkpoint.pt",
+                   help="checkpoint of the train command (default: %(default)s)")
+    p.add_argument("--beam", type=int, default=4,
+                   help="beam size; 1 = greedy (default: %(default)s)")
+    p.add_argument("--alpha", type=float, default=ALPHA,
+                   help="length penalty (default: %(default)s)")
+    p.add_argument("--allow-unk", action="store_true",
+                   help="let the output contain <unk> (default: never)")
     p.add_argument("--device", help="cpu or cuda (default: cuda when available)")
     a = p.parse_args(argv)
     if a.beam < 1: p.error("--beam must be at least 1")
@@ -286,12 +399,16 @@ def _read_lines(texts):
     "Sentences from the arguments, else from standard input (one per line)."
     return list(texts) if texts else [line.rstrip("\n") for line in sys.stdin]
 
+# %% ../chapters/10_translation.ipynb #8cbb13ed
 def translate_main(argv=None):
-    "transformer-translate: German on the command line or standard input, English on standard output."
-    p = argparse.ArgumentParser(prog="transformer-translate", description="Translate German sentences to English, "
-        "one per line. Reads the sentences given as arguments, or standard input. A line that cannot be "
-        "translated gives an empty output line, an error on stderr, and exit status 1 at the end.")
-    p.add_argument("text", nargs="*", help="German sentences (default: read standard input)")
+    """transformer-translate: German on the command line or standard input, English on
+    standard output."""
+    p = argparse.ArgumentParser(prog="transformer-translate", description="Translate "
+        "German sentences to English, one per line. Reads the sentences given as "
+        "arguments, or standard input. A line that cannot be translated gives an empty "
+        "output line, an error on stderr, and exit status 1 at the end.")
+    p.add_argument("text", nargs="*",
+                   help="German sentences (default: read standard input)")
     a = _parse_with_decoding_options(p, argv)
 
     def run():
@@ -303,8 +420,9 @@ def translate_main(argv=None):
             except InputError as e:
                 print(f"error: line {n}: {e}", file=sys.stderr)
                 bad += 1
-        results = dict(zip([n for n, _ in good], translator.translate_ids([ids for _, ids in good], a.beam, a.alpha,
-                                                                                 unk=a.allow_unk)))
+        english = translator.translate_ids([ids for _, ids in good], a.beam, a.alpha,
+                                           unk=a.allow_unk)
+        results = dict(zip([n for n, _ in good], english))
         for n in range(1, len(lines) + 1):
             print(results.get(n, ""))
         return 1 if bad else 0
@@ -312,62 +430,89 @@ def translate_main(argv=None):
 
 # %% ../chapters/10_translation.ipynb #c17e0820
 def tokenized_bleu(hypotheses, references):
-    """BLEU the way the well-known PyTorch seq2seq notebooks report theirs on Multi30k: both sides split into
-    spaCy's English tokens and lowercased, corpus BLEU-4 without smoothing. For comparing with them only."""
+    """BLEU the way the well-known PyTorch seq2seq notebooks report theirs on Multi30k:
+    both sides split into spaCy's English tokens and lowercased, corpus BLEU-4 without
+    smoothing. For comparing with them only."""
     import sacrebleu
     spacy_tokens = Tokenizer("en").nlp.tokenizer
-    tokens = lambda sentences: [" ".join(t.text for t in doc).lower() for doc in spacy_tokens.pipe(sentences)]
-    bleu = sacrebleu.metrics.BLEU(tokenize="none", smooth_method="none", force=True)   # the tokens are ours
+    tokens = lambda sentences: [" ".join(t.text for t in doc).lower()
+                                for doc in spacy_tokens.pipe(sentences)]
+    # the tokens are ours
+    bleu = sacrebleu.metrics.BLEU(tokenize="none", smooth_method="none", force=True)
     return bleu.corpus_score(tokens(hypotheses), [tokens(references)]).score
 
 def corpus_scores(hypotheses, references):
-    "sacreBLEU's BLEU and chrF on detokenized sentences, with their signatures; and `tokenized_bleu`."
+    """sacreBLEU's BLEU and chrF on detokenized sentences, with their signatures; and
+    `tokenized_bleu`."""
     import sacrebleu
     bleu, chrf = sacrebleu.metrics.BLEU(), sacrebleu.metrics.CHRF()
-    b, c = bleu.corpus_score(hypotheses, [references]), chrf.corpus_score(hypotheses, [references])
-    return {"bleu": b.score, "chrf": c.score, "length_ratio": b.sys_len / max(1, b.ref_len), "brevity_penalty": b.bp,
+    b = bleu.corpus_score(hypotheses, [references])
+    c = chrf.corpus_score(hypotheses, [references])
+    return {"bleu": b.score, "chrf": c.score,
+            "length_ratio": b.sys_len / max(1, b.ref_len), "brevity_penalty": b.bp,
             "bleu_tokenized_lc": tokenized_bleu(hypotheses, references),
             "bleu_signature": str(bleu.get_signature()),
             "chrf_signature": str(chrf.get_signature())}
 
+# %% ../chapters/10_translation.ipynb #d1bf4768
 def score_split(translator, pairs, beam=4, alpha=ALPHA, unk=False):
     "Translate (german, english) pairs and score them: (hypotheses, result dict)."
     start, limit = time.time(), translator.model.cfg.max_len
-    # test sentences may hold characters never seen in training: they become <unk>, not errors;
-    # a source longer than the model's positions keeps its first limit-1 tokens
-    sources = [translator.src_vocab.encode(translator.tok(de))[:limit - 1] + [Vocab.eos_id] for de, _ in pairs]
+    # test sentences may hold characters never seen in training: they become <unk>, not
+    # errors; a source longer than the model's positions keeps its first limit-1 tokens
+    encode = translator.src_vocab.encode
+    sources = [encode(translator.tok(de))[:limit - 1] + [Vocab.eos_id]
+               for de, _ in pairs]
     hyps = translator.translate_ids(sources, beam, alpha, unk=unk)
-    return hyps, {"sentences": len(pairs), "beam": beam, "alpha": alpha, "unk": "allowed" if unk else "banned",
+    return hyps, {"sentences": len(pairs), "beam": beam, "alpha": alpha,
+                  "unk": "allowed" if unk else "banned",
                   "decode_s": round(time.time() - start, 1),
                   **corpus_scores(hyps, [en for _, en in pairs])}
 
+def _report(result, out):
+    "Print what transformer-evaluate measured, the signatures, and where it wrote."
+    print(f"BLEU {result['bleu']:.2f}  chrF {result['chrf']:.2f}  "
+          f"({result['sentences']} sentences of {result['split']}, "
+          f"beam {result['beam']}, {result['decode_s']} s)")
+    print(f"tokenized lowercased BLEU {result['bleu_tokenized_lc']:.2f} (as the "
+          "PyTorch seq2seq notebooks compute it; not comparable with sacreBLEU)")
+    print(f"BLEU signature: {result['bleu_signature']}")
+    print(f"chrF signature: {result['chrf_signature']}")
+    print(f"translations: {out}")
+
+# %% ../chapters/10_translation.ipynb #a7c0af06
+def _evaluate_parser():
+    "The command line of transformer-evaluate, without the decoding options."
+    p = argparse.ArgumentParser(prog="transformer-evaluate", description="Translate a "
+        "Multi30k split with a checkpoint and score it with sacreBLEU (BLEU and chrF) "
+        "against the references; prints the scores with their signatures and writes "
+        "the translations, one per line.")
+    p.add_argument("--split", default="test_2016_flickr", help="(default: %(default)s)")
+    p.add_argument("--data", help="folder with the Multi30k .gz files "
+                   "(default: $MULTI30K_DIR, else download)")
+    p.add_argument("--limit", type=int, help="only the first N sentences")
+    p.add_argument("--output",
+                   help="file for the translations (default: next to the checkpoint)")
+    p.add_argument("--json", help="also write the scores to this JSON file")
+    return p
+
+# %% ../chapters/10_translation.ipynb #b8cd4637
 def evaluate_main(argv=None):
     "transformer-evaluate: sacreBLEU and chrF of a checkpoint on a Multi30k split."
-    p = argparse.ArgumentParser(prog="transformer-evaluate", description="Translate a Multi30k split with a "
-        "checkpoint and score it with sacreBLEU (BLEU and chrF) against the references; prints the scores with "
-        "their signatures and writes the translations, one per line.")
-    p.add_argument("--split", default="test_2016_flickr", help="(default: %(default)s)")
-    p.add_argument("--data", help="folder with the Multi30k .gz files (default: $MULTI30K_DIR, else download)")
-    p.add_argument("--limit", type=int, help="only the first N sentences")
-    p.add_argument("--output", help="file for the translations (default: next to the checkpoint)")
-    p.add_argument("--json", help="also write the scores to this JSON file")
-    a = _parse_with_decoding_options(p, argv)
+    a = _parse_with_decoding_options(_evaluate_parser(), argv)
 
     def run():
         translator = Translator.load(a.checkpoint, a.device)
         pairs = load_split(a.split, a.data)[:a.limit]
         hyps, result = score_split(translator, pairs, a.beam, a.alpha, a.allow_unk)
-        result = {"split": a.split, "checkpoint": str(a.checkpoint), **translator.info, **result}
-        ckpt = Path(a.checkpoint)                     # e.g. runs/cpu/averaged.test_2016_flickr.beam4.en
-        out = Path(a.output or ckpt.with_name(f"{ckpt.stem}.{a.split}.beam{a.beam}{'.unk' if a.allow_unk else ''}.en"))
+        result = {"split": a.split, "checkpoint": str(a.checkpoint), **translator.info,
+                  **result}
+        ckpt = Path(a.checkpoint)  # e.g. runs/cpu/averaged.test_2016_flickr.beam4.en
+        unk = ".unk" if a.allow_unk else ""
+        name = f"{ckpt.stem}.{a.split}.beam{a.beam}{unk}.en"
+        out = Path(a.output or ckpt.with_name(name))
         out.write_text("".join(h + "\n" for h in hyps), encoding="utf-8")
-        print(f"BLEU {result['bleu']:.2f}  chrF {result['chrf']:.2f}  ({len(pairs)} sentences of {a.split}, "
-              f"beam {a.beam}, {result['decode_s']} s)")
-        print(f"tokenized lowercased BLEU {result['bleu_tokenized_lc']:.2f} (as the PyTorch seq2seq notebooks "
-              "compute it; not comparable with sacreBLEU)")
-        print(f"BLEU signature: {result['bleu_signature']}")
-        print(f"chrF signature: {result['chrf_signature']}")
-        print(f"translations: {out}")
+        _report(result, out)
         if a.json:
             Path(a.json).write_text(json.dumps(result, indent=1) + "\n")
         return 0

@@ -1,0 +1,77 @@
+"""The interactive figures' helpers (figures/) and the browser check that plays with them.
+
+The check itself (tools/figure_check.py) must be able to fail: a page whose button changes
+nothing, and a page that asks the internet for an image, are both reported.
+"""
+import os
+import sys
+from pathlib import Path
+
+import plotly.graph_objects as go
+import pytest
+
+import figures
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+import check_site  # noqa: E402
+import figure_check  # noqa: E402
+
+
+def heatmap_with_controls(changes=True):
+    "A heatmap with a two-step slider and two buttons; with changes=False they change nothing."
+    fig = go.Figure([go.Heatmap(z=[[0, 1], [2, 3]]), go.Heatmap(z=[[3, 2], [1, 0]], visible=False)])
+    z = [[[0, 1], [2, 3]], [[1, 1], [1, 0]]] if changes else [[[0, 1], [2, 3]]] * 2
+    fig.update_layout(
+        sliders=[dict(active=0, steps=[dict(label=str(i), method="restyle", args=[{"z": [z[i]]}, [0]])
+                                       for i in range(2)])],
+        updatemenus=[dict(type="buttons", active=0, buttons=[
+            dict(label="first", method="restyle", args=[{"visible": [True, False]}]),
+            dict(label="second", method="restyle",
+                 args=[{"visible": [False, True] if changes else [True, False]}])])])
+    return fig
+
+
+def test_plotly_js_inline_unless_the_site_serves_it(monkeypatch):
+    fig = heatmap_with_controls()
+    monkeypatch.delenv(figures.SITE_ENV, raising=False)
+    alone = figures.interactive(fig)._repr_html_()
+    monkeypatch.setenv(figures.SITE_ENV, "1")
+    in_site = figures.interactive(fig)._repr_html_()
+    assert 'class="tf-figure"' in alone and 'class="tf-figure"' in in_site
+    assert len(alone) > 1_000_000 > 100_000 > len(in_site)        # plotly.js is about 5 MB
+    assert "Plotly.newPlot" in in_site and "<script src" not in in_site
+
+
+def test_lookup_figure_needs_every_combination(monkeypatch):
+    monkeypatch.setenv(figures.SITE_ENV, "1")
+    fig = go.Figure(go.Bar(x=["a", "b"], y=[1, 2]))
+    values = {"p": [1, 2], "q": ["x", "y"]}
+    table = {f"{p}|{q}": {"y": [p, len(q)], "text": ["", ""], "caption": f"{p}{q}"}
+             for p in values["p"] for q in values["q"]}
+    html = figures.lookup_figure(fig, values, table, start={"p": 2, "q": "x"})._repr_html_()
+    assert html.count('type="range"') == 2 and ">2x<" in html     # the starting caption
+    del table["2|y"]
+    with pytest.raises(ValueError, match="2\\|y"):
+        figures.lookup_figure(fig, values, table, start={"p": 1, "q": "x"})
+
+
+def test_the_browser_check_catches_dead_controls_and_network_requests(tmp_path, monkeypatch):
+    browser = check_site.find_browser()
+    if browser is None:
+        if os.environ.get("CI"):
+            pytest.fail("no Chromium in CI: .ci/run installs it with apt-get install chromium")
+        pytest.skip("no Chromium/Chrome found")
+    monkeypatch.delenv(figures.SITE_ENV, raising=False)           # pages carry their plotly.js
+    good = figures.interactive(heatmap_with_controls(True))._repr_html_()
+    dead = figures.interactive(heatmap_with_controls(False))._repr_html_()
+    (tmp_path / "good.html").write_text(f"<html><body>{good}</body></html>")
+    (tmp_path / "bad.html").write_text(
+        f"<html><body><img src='https://example.org/x.png'>{dead}</body></html>")
+    assert figure_check.figure_pages(tmp_path) == ["bad.html", "good.html"]
+    problems = figure_check.check_figures(tmp_path, ["good.html", "bad.html"], browser,
+                                          check_site.BROWSER_FLAGS)
+    assert not [p for p in problems if p.startswith("good.html")], problems
+    assert any("slider 0" in p and "did not change" in p for p in problems), problems
+    assert any("'second'" in p and "did not change" in p for p in problems), problems
+    assert any("https://example.org/x.png" in p for p in problems), problems
