@@ -47,7 +47,10 @@ def build():
         return 0, "(BOOK_REUSE=1: existing build checked)"
     LOG.parent.mkdir(exist_ok=True)
     bindir = Path(sys.executable).parent  # the environment running the tests builds the book
-    r = subprocess.run(["make", "--no-print-directory", "site", f"BIN={bindir}"], cwd=ROOT,
+    # chapter 10 trains its small CPU model when it finds no trained run: 1 minute here
+    # (the book's default is 2), which is enough to check that the chapter runs end to end
+    env = {**os.environ, "BOOK_TRAIN_MINUTES": os.environ.get("BOOK_TRAIN_MINUTES", "1")}
+    r = subprocess.run(["make", "--no-print-directory", "site", f"BIN={bindir}"], cwd=ROOT, env=env,
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     LOG.write_text(r.stdout)
     return r.returncode, r.stdout
