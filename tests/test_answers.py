@@ -1,7 +1,7 @@
 """Every question at the end of a chapter has a worked answer, hidden in the book until clicked.
 
 The notebooks are read as JSON; nothing is executed, so these tests take a fraction of a second
-(tests/test_notebooks.py runs the answer cells along with the rest of each chapter). A chapter is
+(the book build in tests/test_book.py runs the answer cells along with the rest of each chapter). A chapter is
 checked when one of its markdown cells has a `## Questions` heading; it must then have:
 
 - one markdown cell per numbered question, after the Questions cell and in order, that is exactly one

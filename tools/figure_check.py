@@ -230,11 +230,10 @@ def check_page(page, url, name):
         time.sleep(0.2)
     _settle(page)
     for i in range(n):
-        controls = page.js(_CONTROLS.replace('FIGURE', str(i)))
+        controls = page.js(_CONTROLS.replace('FIGURE', str(i)))   # scrolls the figure into view
         if not controls:
             problems.append(f"{name}: figure {i + 1} has no control to move")
-        _settle(page)
-        for control in page.js(_CONTROLS.replace('FIGURE', str(i))):      # positions after scrolling
+        for control in controls:
             before = _digest(page.js(_LOOK.replace('FIGURE', str(i))))
             done = _use_control(page, i, control)
             _settle(page)
