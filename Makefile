@@ -85,11 +85,16 @@ $(MJ_STAMP):
 
 # The whole test suite. tests/test_book.py runs `make site` itself (a fresh build, every
 # chapter executed) and checks the result in headless Chromium.
+# The tests keep every core busy already (a test file per worker, the book's chapters side by
+# side), so each process gets one PyTorch thread: processes that each used every core would slow
+# each other down. TEST_THREADS=N changes it.
+TEST_THREADS ?= 1
+
 test: $(STAMP)
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	OMP_NUM_THREADS=$(TEST_THREADS) $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 quicktest: $(STAMP)
-	$(BIN)/python -m pytest $(PYTEST_ARGS) -m "not e2e"
+	OMP_NUM_THREADS=$(TEST_THREADS) $(BIN)/python -m pytest $(PYTEST_ARGS) -m "not e2e"
 
 nbtest: $(STAMP)
 	$(BIN)/nbdev-test chapters

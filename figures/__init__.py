@@ -23,7 +23,7 @@ import uuid
 SITE_ENV = "TRANSFORMER_FIGURES_SITE"
 CONFIG = {"displaylogo": False, "displayModeBar": False, "responsive": True}
 
-__all__ = ["Interactive", "interactive", "lookup_figure", "SITE_ENV"]
+__all__ = ["Interactive", "interactive", "lookup_figure", "beam_steps", "SITE_ENV"]
 
 
 class Interactive:
@@ -102,3 +102,56 @@ def _combinations(values):
     for options in values.values():
         keys = [f"{k}|{v}" if k else str(v) for k in keys for v in options]
     return keys
+
+
+KEPT, PRUNED = "#4c72b0", "#aaa"
+
+
+def beam_steps(steps, show, eos_id, pruned=8, height=520):
+    """A beam search step by step, with a slider over the steps.
+
+    `steps` is the `trace` of chapter 8's `beam_search_lists`: at each step, every candidate
+    as ((tokens, log P), score, kept). Per step the figure has three traces: the kept
+    hypotheses (blue dots, their text `show(tokens)` shown at the current step), the best
+    `pruned` of the others (grey crosses, at the current step only) and a line from each
+    kept hypothesis to the kept one it extends, one step back. A finished hypothesis
+    (ending in `eos_id`) that stays in the beam extends itself."""
+    import plotly.graph_objects as go
+    fig, before, lowest = go.Figure(), {(): 0.0}, 0.0     # the score of each kept prefix
+    for t, step in enumerate(steps, start=1):
+        kept = [(h[0], sc) for h, sc, k in step if k]
+        others = sorted(((h[0], sc) for h, sc, k in step if not k), key=lambda x: -x[1])
+        for group, colour, symbol in ((kept, KEPT, "circle"), (others[:pruned], PRUNED, "x")):
+            fig.add_trace(go.Scatter(
+                x=[t] * len(group), y=[sc for _, sc in group], mode="markers",
+                text=[show(tokens) for tokens, _ in group], textposition="middle right",
+                marker=dict(color=colour, symbol=symbol, size=9),
+                hovertemplate="%{text}<br>score %{y:.2f}<extra></extra>"))
+            lowest = min([lowest] + [sc for _, sc in group])
+        xs, ys = [], []
+        for tokens, sc in kept:
+            done = tokens[-1] == eos_id and tuple(tokens) in before
+            xs += [t - 1, t, None]
+            ys += [before[tuple(tokens if done else tokens[:-1])], sc, None]
+        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", line_color=KEPT, hoverinfo="skip"))
+        before = {tuple(tokens): sc for tokens, sc in kept}
+
+    def at_step(t):
+        "Visibility and mode of every trace when the slider is at step t."
+        visible, mode = [], []
+        for s in range(1, len(steps) + 1):
+            visible += [s <= t, s == t, s <= t]          # kept so far, pruned now, links
+            mode += ["markers+text" if s == t else "markers", "markers", "lines"]
+        return {"visible": visible, "mode": mode}
+
+    for key, values in at_step(1).items():
+        for trace, value in zip(fig.data, values):
+            trace[key] = value
+    slider = dict(active=0, currentvalue={"prefix": "step "}, pad={"t": 40},
+                  steps=[dict(label=str(t), method="restyle", args=[at_step(t)])
+                         for t in range(1, len(steps) + 1)])
+    fig.update_layout(sliders=[slider], showlegend=False, height=height,
+                      xaxis=dict(title="step", range=[-0.2, len(steps) + 2.5], dtick=1),
+                      yaxis=dict(title="score: log P / lp", range=[lowest - 0.5, 0.5]),
+                      margin=dict(t=20, l=60, r=20, b=20))
+    return fig

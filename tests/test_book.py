@@ -181,7 +181,8 @@ def test_pages_in_headless_chromium(html, docs):
     assert check_site.check_in_browser(html, docs, browser) == []
 
 
-FIGURE_CHAPTERS = ["01_attention", "02_multi_head", "03_embeddings", "06_model", "08_decoding"]
+FIGURE_CHAPTERS = ["01_attention", "02_multi_head", "03_embeddings", "06_model", "08_decoding",
+                   "10_translation"]
 
 
 def test_interactive_figures_in_headless_chromium(html):

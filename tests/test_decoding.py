@@ -15,8 +15,8 @@ import torch.nn.functional as F
 from torch.testing import assert_close
 
 from transformer.attention import causal_mask, padding_mask
-from transformer.decoding import (KVCache, beam_search, decode_step, greedy_decode, length_penalty, sample,
-                                  sampling_probs)
+from transformer.decoding import (KVCache, beam_search, beam_search_lists, decode_step, greedy_decode,
+                                  length_penalty, sample, sampling_probs)
 from transformer.model import Transformer, TransformerConfig
 
 PAD, UNK, BOS, EOS = 0, 1, 2, 3
@@ -337,6 +337,47 @@ def test_beam_scores_are_length_penalized_log_probabilities():
 def test_beam_search_rejects_bad_n_best():
     with pytest.raises(ValueError):
         beam_search(random_model(), SRC, BOS, EOS, 5, beam_size=2, n_best=3)
+
+
+@pytest.mark.parametrize("seed,max_len,alpha", [(10, 4, 0.6), (5, 4, 0.0)])
+def test_list_beam_search_with_a_wide_beam_equals_exhaustive_search(seed, max_len, alpha):
+    model = random_model(seed=seed, vocab=6)
+    for row in torch.tensor([[4, 5, 5, 4], [5, 4, 0, 0]]):
+        exhaustive = brute_force(model, row, max_len, alpha)
+        ranked = beam_search_lists(model, row[row != PAD], BOS, EOS, max_len, K=len(exhaustive), alpha=alpha)
+        assert [tokens for tokens, _ in ranked[:5]] == [y for _, y in exhaustive[:5]]
+        assert [s for _, s in ranked[:5]] == pytest.approx([s for s, _ in exhaustive[:5]], abs=1e-5)
+
+
+@pytest.mark.parametrize("K", [1, 2, 4])
+def test_list_beam_search_equals_the_batched_one(K):
+    "Two independent implementations (lists, one sentence; tensors, a batch) agree, with a ban too."
+    model = random_model(seed=3, vocab=10, dropout=0.3).train()
+    found = beam_search(model, SRC, BOS, EOS, 10, beam_size=K, n_best=K)[0]
+    chosen = next(t for nbest in found for h in nbest for t in h)          # a token the search emits
+    for ban in ((), (UNK, chosen)):
+        hyps, scores = beam_search(model, SRC, BOS, EOS, 10, beam_size=K, n_best=K, ban=ban)
+        for b, row in enumerate(SRC):
+            ranked = beam_search_lists(model, row[row != PAD], BOS, EOS, 10, K=K, ban=ban)
+            assert [tokens for tokens, _ in ranked] == hyps[b]
+            assert [s for _, s in ranked] == pytest.approx(scores[b], abs=1e-5)
+            if ban: assert not set(ban) & {t for tokens, _ in ranked for t in tokens}
+    assert model.training                                    # decoded without dropout, mode restored
+
+
+def test_list_beam_search_trace_keeps_the_k_best_candidates():
+    model, K, steps = random_model(seed=8, vocab=8), 3, []
+    ranked = beam_search_lists(model, SRC[0], BOS, EOS, 6, K=K, trace=steps)
+    assert 1 <= len(steps) <= 6
+    for t, step in enumerate(steps):
+        kept = [sc for _, sc, k in step if k]
+        dropped = [sc for _, sc, k in step if not k]
+        assert len(kept) == K and min(kept) >= max(dropped)
+        for (tokens, logp), sc, _ in step:                    # the score is log P / lp of the tokens
+            assert sc == pytest.approx(logp / length_penalty(len(tokens)), abs=1e-9)
+            assert len(tokens) <= t + 1 and PAD not in tokens
+    last = sorted(((tokens, sc) for (tokens, _), sc, k in steps[-1] if k), key=lambda x: -x[1])
+    assert [s for _, s in ranked] == pytest.approx([s for _, s in last])
 
 
 # ---------------------------------------------------------------- sampling

@@ -75,3 +75,23 @@ def test_the_browser_check_catches_dead_controls_and_network_requests(tmp_path, 
     assert any("slider 0" in p and "did not change" in p for p in problems), problems
     assert any("'second'" in p and "did not change" in p for p in problems), problems
     assert any("https://example.org/x.png" in p for p in problems), problems
+
+
+def test_beam_steps_links_each_kept_hypothesis_to_its_parent():
+    "beam_steps: three traces a step; lines go from a kept hypothesis's parent (or itself, once finished)."
+    EOS = 3
+    steps = [[(([5], -0.1), -0.1, True), (([6], -0.5), -0.5, True), (([7], -2.0), -2.0, False)],
+             [(([5, EOS], -0.3), -0.2, True), (([6, 7], -0.9), -0.7, True), (([5, 6], -3.0), -2.5, False)],
+             [(([5, EOS], -0.3), -0.2, True), (([6, 7, EOS], -1.0), -0.6, True), (([6, 7, 6], -4.0), -3.0, False)]]
+    fig = figures.beam_steps(steps, show=lambda t: " ".join(map(str, t)), eos_id=EOS)
+    assert len(fig.data) == 9
+    kept, pruned, links = fig.data[3], fig.data[4], fig.data[5]             # step 2
+    assert list(kept.y) == [-0.2, -0.7] and list(kept.text) == ["5 3", "6 7"] and list(pruned.y) == [-2.5]
+    assert list(links.x) == [1, 2, None, 1, 2, None] and list(links.y) == [-0.1, -0.2, None, -0.5, -0.7, None]
+    finished = fig.data[8]                                                  # step 3: "5 eos" extends itself
+    assert list(finished.y) == [-0.2, -0.2, None, -0.7, -0.6, None]
+    slider = fig.layout.sliders[0]
+    assert len(slider.steps) == 3
+    at_2 = slider.steps[1].args[0]["visible"]
+    assert at_2 == [True, False, True, True, True, True, False, False, False]
+    assert fig.layout.yaxis.range[0] <= -3.0                                # every point shown is in view
