@@ -21,6 +21,7 @@ the same checks, one test each.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import http.server
 import json
@@ -242,6 +243,19 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+@contextlib.contextmanager
+def serve(html_dir: Path):
+    "Serve html_dir on a free local port for the duration of the block; yields the base URL."
+    handler = functools.partial(_QuietHandler, directory=str(html_dir))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def dump_dom(browser: str, url: str, budget_ms: int = 20000, timeout: int = 180) -> str:
     "The DOM of `url` after scripts ran for `budget_ms` of virtual time (MathJax included)."
     with tempfile.TemporaryDirectory(prefix="chromium-") as profile:
@@ -266,18 +280,13 @@ def _text_outside_code(node) -> str:
 
 def check_in_browser(html_dir: Path, docs: list[str], browser: str) -> list[str]:
     "Open each toc page in headless Chromium; MathJax must have typeset all math; answers start folded."
-    handler = functools.partial(_QuietHandler, directory=str(html_dir))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
     problems = []
-    try:
-        base = f"http://127.0.0.1:{server.server_address[1]}"
+    with serve(html_dir) as base:
         for d in docs:
             if not page(html_dir, d).is_file():
                 problems.append(f"{d}: not on the site")
                 continue
-            dom = BeautifulSoup(dump_dom(browser, f"{base}/{d}.html"), "html.parser")
+            dom = BeautifulSoup(dump_dom(browser, f"{base}{d}.html"), "html.parser")
             main = dom.find("main") or dom
             if not main.find("h1"):
                 problems.append(f"{d}: the browser shows no page title")
@@ -296,9 +305,6 @@ def check_in_browser(html_dir: Path, docs: list[str], browser: str) -> list[str]
             for m in re.finditer(TEX_LEFT, _text_outside_code(main)):
                 problems.append(f"{d}: raw TeX left in the page: {m.group(0)[:80]!r}")
                 break
-    finally:
-        server.shutdown()
-        server.server_close()
     return problems
 
 

@@ -14,9 +14,7 @@ the check.
 from __future__ import annotations
 
 import fcntl
-import functools
 import hashlib
-import http.server
 import json
 import os
 import subprocess
@@ -27,6 +25,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).parent))
+import check_site  # noqa: E402  (the local server, the browser and its flags)
 NETWORK_OFF = ["--proxy-server=http://127.0.0.1:9"]        # loopback is never proxied
 
 
@@ -242,32 +242,23 @@ def check_page(page, url, name):
     return problems
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
 def check_figures(html_dir, pages, browser, flags):
     """Use every control of every figure on `pages` (paths relative to html_dir, e.g.
     'chapters/01_attention.html'); problems as a list of one-line messages."""
-    handler = functools.partial(_Quiet, directory=str(html_dir))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_address[1]}/"
-    chromium = Browser(browser, flags)
     problems = []
-    try:
-        for name in pages:
-            page = Page(chromium)
-            problems += check_page(page, base + name, name)
-            for url in page.requests():
-                if not url.startswith((base, "data:", "blob:", "about:")):
-                    problems.append(f"{name}: the page requested {url[:120]} (the site must work offline)")
-            page.b.send("Target.closeTarget", targetId=page.send("Target.getTargetInfo")["targetInfo"]["targetId"])
-    finally:
-        chromium.close()
-        server.shutdown()
-        server.server_close()
+    with check_site.serve(html_dir) as base:
+        chromium = Browser(browser, flags)
+        try:
+            for name in pages:
+                page = Page(chromium)
+                problems += check_page(page, base + name, name)
+                for url in page.requests():
+                    if not url.startswith((base, "data:", "blob:", "about:")):
+                        problems.append(f"{name}: the page requested {url[:120]} (the site must work offline)")
+                page.b.send("Target.closeTarget",
+                            targetId=page.send("Target.getTargetInfo")["targetInfo"]["targetId"])
+        finally:
+            chromium.close()
     return problems
 
 
@@ -279,8 +270,6 @@ def figure_pages(html_dir):
 
 
 def main(argv=None):
-    sys.path.insert(0, str(Path(__file__).parent))
-    import check_site
     html_dir = Path((argv or sys.argv[1:] or [ROOT / "_build" / "html"])[0])
     browser = check_site.find_browser()
     if browser is None:
