@@ -155,3 +155,35 @@ def beam_steps(steps, show, eos_id, pruned=8, height=520):
                       yaxis=dict(title="score: log P / lp", range=[lowest - 0.5, 0.5]),
                       margin=dict(t=20, l=60, r=20, b=20))
     return fig
+
+
+PIECE_COLOURS = ("#c6dbef", "#fdd0a2")
+
+
+def bpe_merges(levels, height=200):
+    """A sentence cut into sub-words after more and more merges, with a slider over the levels.
+
+    `levels` is a list of (number of merges, pieces). Each level is one horizontal bar trace:
+    every piece a box as wide as its characters, in alternating colours, its text inside; the
+    slider shows one level at a time."""
+    import plotly.graph_objects as go
+    fig = go.Figure()
+    for n, pieces in levels:
+        widths = [max(1, len(p)) for p in pieces]
+        starts = [sum(widths[:i]) for i in range(len(widths))]
+        fig.add_trace(go.Bar(
+            y=[0] * len(pieces), x=widths, base=starts, orientation="h", text=pieces,
+            textposition="inside", insidetextanchor="middle", textangle=0,
+            marker=dict(color=[PIECE_COLOURS[i % 2] for i in range(len(pieces))],
+                        line=dict(color="white", width=2)),
+            hovertemplate="%{text}<extra></extra>", visible=False))
+    fig.data[0].visible = True
+    slider = dict(active=0, currentvalue={"prefix": "merges: "}, pad={"t": 30},
+                  steps=[dict(label=f"{n:,}", method="restyle",
+                              args=[{"visible": [j == i for j in range(len(levels))]}])
+                         for i, (n, _) in enumerate(levels)])
+    fig.update_layout(sliders=[slider], showlegend=False, height=height, barmode="overlay",
+                      xaxis=dict(visible=False), yaxis=dict(visible=False),
+                      uniformtext=dict(minsize=8, mode="show"),
+                      margin=dict(t=10, l=10, r=10, b=10))
+    return fig

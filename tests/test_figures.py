@@ -95,3 +95,15 @@ def test_beam_steps_links_each_kept_hypothesis_to_its_parent():
     at_2 = slider.steps[1].args[0]["visible"]
     assert at_2 == [True, False, True, True, True, True, False, False, False]
     assert fig.layout.yaxis.range[0] <= -3.0                                # every point shown is in view
+
+
+def test_bpe_merges_shows_one_level_at_a_time():
+    from figures import bpe_merges
+    levels = [(0, ["▁", "H", "u", "n", "d"]), (3, ["▁H", "und"]), (9, ["▁Hund"])]
+    fig = bpe_merges(levels)
+    assert len(fig.data) == 3 and [t.visible for t in fig.data] == [True, False, False]
+    bars = fig.data[1]
+    assert list(bars.text) == ["▁H", "und"] and list(bars.x) == [2, 3] and list(bars.base) == [0, 2]
+    steps = fig.layout.sliders[0].steps
+    assert [s.label for s in steps] == ["0", "3", "9"]
+    assert [s.args[0]["visible"] for s in steps] == [[True, False, False], [False, True, False], [False, False, True]]

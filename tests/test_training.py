@@ -869,3 +869,44 @@ def test_lr_schedule_is_noam_or_the_linear_decay():
     assert linear(401) == 0.0
     with pytest.raises(ValueError, match="larger than warmup"):
         training.lr_schedule(512, 100, decay_steps=100)
+
+
+class SlowingClock(FakeClock):
+    "A machine that slows down after the plan is fixed: each reading later than the last by more."
+    def time(self):
+        self.tick *= 1.002
+        return super().time()
+
+
+def test_planned_run_plans_again_at_each_validation_and_ends_in_time(tmp_path, monkeypatch):
+    # the first plan, from fast early updates, would overrun; the plans made at validations correct it
+    clock = SlowingClock(0.25)
+    monkeypatch.setattr(training, "time", clock)
+    cfg = config(tmp_path, max_minutes=0.5, fit_to_time=True, plan_after=8, warmup=10, ckpt_every=None,
+                 log_every=1, eval_every=10)
+    history = train(tiny_model(), DATA, VALID, cfg, PAD, BOS, EOS)
+    plans = [r["plan"] for r in history if "plan" in r]
+    assert len(plans) > 2 and plans[0]["fixed_at"] == 8 and [p["fixed_at"] for p in plans[1:3]] == [10, 20]
+    assert plans[-1]["steps"] < plans[0]["steps"]                    # it slowed down, so it plans fewer
+    steps = plans[-1]["steps"]
+    assert history[-1]["step"] == steps                               # it ends where the last plan said ...
+    lrs = [r["lr"] for r in history if "train_loss" in r]
+    assert len(lrs) == steps and 0 < lrs[-1] < 0.1 * max(lrs)         # ... with the rate nearly at zero
+    assert load_checkpoint(tmp_path / "checkpoint.pt")["plan"] == plans[-1]
+
+
+class QuickeningClock(FakeClock):
+    "A machine that gets faster after a slow start: each reading later than the last by less."
+    def time(self):
+        self.tick *= 0.998
+        return super().time()
+
+
+def test_a_later_plan_may_be_longer_than_the_first(tmp_path, monkeypatch):
+    "Plans made at validations are capped by max_steps and the epochs, not by the earlier plan."
+    monkeypatch.setattr(training, "time", QuickeningClock(0.25))
+    cfg = config(tmp_path, max_minutes=0.5, fit_to_time=True, plan_after=8, warmup=10, ckpt_every=None,
+                 log_every=1, eval_every=10, max_epochs=1000)
+    history = train(tiny_model(), DATA, VALID, cfg, PAD, BOS, EOS)
+    plans = [r["plan"]["steps"] for r in history if "plan" in r]
+    assert plans[-1] > plans[0] and history[-1]["step"] == plans[-1]

@@ -4,6 +4,7 @@ Every command runs in a subprocess as a user would run it, so exit statuses and 
 the real ones. Training uses the `tiny` preset on the local Multi30k copy (never the network).
 """
 import gzip
+import hashlib
 import json
 import math
 import os
@@ -18,9 +19,10 @@ import pytest
 import spacy
 import torch
 
-from transformer.data import Vocab
-from transformer.translate import (PRESETS, InputError, Translator, corpus_scores, precision_name, preset,
-                                   schedule_name, tokenized_bleu)
+from transformer.data import Subwords, Vocab
+from transformer.training import CheckpointError
+from transformer.translate import (PRESETS, InputError, Translator, corpus_scores, load_model, precision_name,
+                                   preset, schedule_name, tokenized_bleu)
 
 ROOT = Path(__file__).resolve().parents[1]
 FULL = Path(os.environ.get("MULTI30K_DIR") or ROOT.parent / "shared" / "data" / "multi30k")
@@ -66,6 +68,16 @@ def run(tmp_path_factory, DATA):
     return out
 
 
+@pytest.fixture(scope="module")
+def word_run(tmp_path_factory, DATA):
+    "The same with chapter 9's word vocabularies (--vocab word)."
+    out = tmp_path_factory.mktemp("run") / "tiny-word"
+    r = command("train", "--config", "tiny", "--vocab", "word", "--data", DATA, "--out", out, "--max-steps", 20,
+                "--no-progress")
+    assert r.returncode == 0, r.stderr
+    return out
+
+
 def test_presets_are_consistent():
     for name, p in PRESETS.items():
         model_kw, cfg = preset(name)
@@ -78,12 +90,19 @@ def test_presets_are_consistent():
         preset("huge")
 
 
-def test_train_writes_checkpoint_with_vocabularies(run):
-    state = torch.load(run / "checkpoint.pt", weights_only=True)
-    assert state["step"] == 20
-    itos = state["extra"]["vocab"]
+def test_train_writes_checkpoint_with_vocabularies(run, word_run):
+    state = torch.load(word_run / "checkpoint.pt", weights_only=True)
+    assert state["step"] == 20 and state["extra"]["options"]["vocab"] == "word"
+    itos = state["extra"]["pipeline"]["vocab"]
     assert itos["de"][:4] == itos["en"][:4] == ["<pad>", "<unk>", "<bos>", "<eos>"]
-    assert state["model_config"]["src_vocab"] == len(itos["de"])
+    assert state["model_config"]["src_vocab"] == len(itos["de"]) and not state["model_config"]["share_embeddings"]
+    state = torch.load(run / "checkpoint.pt", weights_only=True)     # the preset's: one sub-word vocabulary
+    sub = Subwords.from_str(state["extra"]["pipeline"]["subwords"])
+    size = PRESETS["tiny"]["data"]["vocab_size"]
+    assert state["extra"]["pipeline"]["kind"] == "bpe" and len(sub) == size
+    assert state["model_config"]["src_vocab"] == state["model_config"]["tgt_vocab"] == size
+    assert state["model_config"]["share_embeddings"] and state["model_config"]["tie_output"]
+    assert state["extra"]["command"].startswith("transformer-train ")
     records = [json.loads(l) for l in (run / "metrics.jsonl").read_text().splitlines()]
     assert any("valid_loss" in r for r in records) and any("train_loss" in r for r in records)
 
@@ -140,9 +159,10 @@ def test_translate_arguments_and_stdin(run):
     assert r2.returncode == 0 and r2.stdout == r.stdout
 
 
-def test_translate_bad_lines_lose_nothing(run):
+def test_translate_bad_lines_lose_nothing(word_run):
     "Each bad line: one error on stderr, an empty output line in its place, exit 1; the good lines are translated."
     long = " ".join(["Hund"] * 300)
+    run = word_run
     r = command("translate", "--checkpoint", run / "checkpoint.pt", "--beam", 2,
                 stdin=f"Ein Hund.\n\n{long}\nEin 字 Hund ☃.\nZwei Hunde.\n")
     assert r.returncode == 1
@@ -229,8 +249,20 @@ def test_precision_names():
     assert precision_name(None) == precision_name({}) == "fp32"
 
 
-def test_translator_input_checks(run):
+def test_sub_words_translate_any_character(run):
+    "Byte-level pieces: a line with characters never seen in training is translated; only empty and too long fail."
+    lines = ["Ein 字 Hund ☃ 🐕.", "", " ".join(["Hund"] * 300), "Zwei Hunde."]
+    r = command("translate", "--checkpoint", run / "checkpoint.pt", "--beam", 2, stdin="\n".join(lines) + "\n")
+    out, err = r.stdout.split("\n")[:-1], r.stderr.strip().splitlines()
+    assert r.returncode == 1 and len(out) == 4 and out[0] and out[3] and out[1] == out[2] == ""
+    assert [e.split(":")[1].strip() for e in err] == ["line 2", "line 3"]
     t = Translator.load(run / "checkpoint.pt", "cpu")
+    ids = t.encode("Ein 🐕.")
+    assert Vocab.unk_id not in ids and ids[-1] == Vocab.eos_id and len(ids) >= 6    # the emoji: 4 byte pieces
+
+
+def test_translator_input_checks(word_run):
+    t = Translator.load(word_run / "checkpoint.pt", "cpu")
     for bad, msg in [("", "empty"), ("   ", "empty"), ("Ein ☃.", "never seen"),
                      (" ".join(["Hund"] * 400), "maximum")]:
         with pytest.raises(InputError, match=msg):
@@ -373,3 +405,84 @@ def test_unk_is_banned_unless_allowed(run, tmp_path, DATA):
     assert (run / "checkpoint.val.beam1.unk.en").is_file()
     r = command("translate", "--checkpoint", run / "checkpoint.pt", "--allow-unk", "--beam", 1, *sentences)
     assert r.returncode == 0 and len(r.stdout.splitlines()) == 2
+
+
+# ------------------------------------------------------------------------------------------ the model folder
+@pytest.fixture(scope="module")
+def folder(run, DATA, tmp_path_factory):
+    "The tiny run exported as a model folder (transformer-export)."
+    out = tmp_path_factory.mktemp("model") / "de-en-tiny"
+    r = command("export", run / "checkpoint.pt", out, "--data", DATA, "--beam", 2)
+    assert r.returncode == 0, r.stderr
+    return out
+
+
+def test_export_writes_float16_weights_once_each_with_their_checksum(folder, run):
+    from safetensors import safe_open
+    card = json.loads((folder / "card.json").read_text())
+    assert card["sha256"] == hashlib.sha256((folder / "model.safetensors").read_bytes()).hexdigest()
+    assert card["dtype"] == "float16" and card["run"]["step"] == 20 and card["scores"]["decoded_in"] == "float32"
+    assert {"val", "test_2016_flickr"} <= set(card["scores"])
+    with safe_open(folder / "model.safetensors", "pt") as f:
+        names = set(f.keys())
+        assert all(f.get_tensor(n).dtype == torch.float16 for n in names)
+    # one matrix for source embedding, target embedding and output layer: stored once
+    assert "src_embed.lut.weight" in names and not {"tgt_embed.lut.weight", "generator.weight"} & names
+    ckpt, shipped = Translator.load(run / "checkpoint.pt", "cpu"), load_model(folder, "cpu")
+    assert next(shipped.model.parameters()).dtype == torch.float32                       # decoded in float32
+    for name, p in ckpt.model.state_dict().items():                                     # float16 rounding only
+        assert torch.allclose(shipped.model.state_dict()[name], p, rtol=1e-3, atol=1e-4), name
+    assert shipped.model.generator.weight is shipped.model.tgt_embed.lut.weight is shipped.model.src_embed.lut.weight
+
+
+def test_evaluate_and_translate_read_a_model_folder(folder, tmp_path, DATA):
+    card = json.loads((folder / "card.json").read_text())
+    js = tmp_path / "s.json"
+    r = command("evaluate", "--model", folder, "--data", DATA, "--beam", 2, "--json", js, "--output", tmp_path / "h")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(js.read_text())["bleu"] == pytest.approx(card["scores"]["test_2016_flickr"]["bleu"], abs=1e-9)
+    by_flag = command("translate", "--model", folder, "--beam", 2, "Zwei Hunde.")
+    by_default = command("translate", "--beam", 2, "Zwei Hunde.", env={"TRANSFORMER_MODEL": str(folder)})
+    assert by_flag.returncode == by_default.returncode == 0 and by_flag.stdout == by_default.stdout != ""
+    assert "not allowed with" in command("translate", "--model", folder, "--checkpoint", "x.pt", "a").stderr
+
+
+@pytest.mark.parametrize("fault, expected", [
+    ("missing", "model.safetensors: missing"), ("truncated", "model.safetensors: checksum mismatch"),
+    ("altered", "model.safetensors: checksum mismatch"), ("shape", "needs"), ("card", "card.json: missing")])
+def test_a_damaged_model_folder_is_one_line_naming_the_file(folder, tmp_path, fault, expected):
+    import shutil
+    bad = tmp_path / "bad"
+    shutil.copytree(folder, bad)
+    weights = bad / "model.safetensors"
+    if fault == "missing": weights.unlink()
+    if fault == "truncated": weights.write_bytes(weights.read_bytes()[:-1000])
+    if fault == "altered":
+        data = bytearray(weights.read_bytes()); data[-10] ^= 0xFF; weights.write_bytes(bytes(data))
+    if fault == "shape":                         # a configuration that does not fit the weights
+        cfg = json.loads((bad / "config.json").read_text()); cfg["d_ff"] *= 2
+        (bad / "config.json").write_text(json.dumps(cfg))
+    if fault == "card": (bad / "card.json").unlink()
+    r = command("translate", "--model", bad, "Zwei Hunde.")
+    line = one_line_error(r)
+    assert r.returncode == 1 and expected in line and str(bad) in line
+    with pytest.raises(CheckpointError, match=expected):
+        load_model(bad, "cpu")
+
+
+def test_no_model_folder_is_one_line(tmp_path):
+    line = one_line_error(command("translate", "Zwei Hunde.", env={"TRANSFORMER_MODEL": str(tmp_path / "none")}))
+    assert "no model folder" in line and "--model" in line
+
+
+def test_bench_translate_prints_speeds(folder, DATA, tmp_path):
+    js = tmp_path / "bench.json"
+    r = subprocess.run([sys.executable, "tools/bench_translate.py", "--model", str(folder), "--data", str(DATA),
+                        "--sentences", "6",
+                        "--repeats", "1", "--batch", "4", "--beam", "2", "--json", str(js)], cwd=ROOT, text=True,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "OMP_NUM_THREADS": "1"})
+    assert r.returncode == 0, r.stderr
+    result = json.loads(js.read_text())
+    assert [row["decoding"] for row in result["results"]] == ["greedy", "beam 2"]
+    assert all(row["sentences"] == 6 and row["sentences_per_s"] > 0 for row in result["results"])
+    assert result["precision"] == "fp32" and "CPU" in result["hardware"] and "sentences/s" in r.stdout

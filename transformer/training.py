@@ -634,12 +634,13 @@ def _batches(sampler, examples, max_epochs, pad_id, bos_id, eos_id, device):
             yield make_batch([examples[i] for i in indices], pad_id, bos_id, eos_id,
                              device)
 
-def _max_steps(run):
-    "The last update: `max_steps`, the full updates in `max_epochs` or the plan's end."
+def _max_steps(run, planned=True):
+    """The last update: `max_steps`, the full updates in `max_epochs` or (if `planned`)
+    the plan's end."""
     cfg = run.cfg
     in_epochs = len(run.sampler) * cfg.max_epochs // cfg.accum_steps
     max_steps = min(cfg.max_steps or math.inf, in_epochs)
-    return min(max_steps, run.plan["steps"]) if run.plan else max_steps
+    return min(max_steps, run.plan["steps"]) if run.plan and planned else max_steps
 
 def _due(every, step):
     "Whether something done `every` updates (None: never) is due after update `step`."
@@ -679,16 +680,17 @@ def _update(run, micro):
     return lr
 
 # %% ../chapters/07_training.ipynb #f831c539
-def _fix_plan(run, t_timed, first_timed, max_steps):
+def _fix_plan(run, t_timed, first_timed):
     """Plan a timed run from its time so far and that of its updates since the
     `first_timed` one (at `t_timed`); the schedule now ends at the plan's last update.
-    Returns the new last update."""
+    Called once early, then again at each validation. Returns the new last update."""
     cfg = run.cfg
     n_timed = run.step - first_timed
     spent, timed = _sum_over_ranks([time.time() - run.start, time.time() - t_timed],
                                    run.world, run.device)
     spent, per_update = spent / run.world, timed / run.world / n_timed  # ranks' means
-    most = None if max_steps == math.inf else max_steps
+    limit = _max_steps(run, planned=False)   # a new plan may be longer than the last
+    most = None if limit == math.inf else limit
     steps = max(cfg.warmup + 1,
                 plan_updates(60 * cfg.max_minutes, spent, run.step, per_update, most))
     run.plan = {"steps": steps, "seconds_per_update": per_update, "spent_s": spent,
@@ -697,7 +699,7 @@ def _fix_plan(run, t_timed, first_timed, max_steps):
     lr_at = lr_schedule(run.model.cfg.d_model, cfg.warmup, cfg.lr_factor, steps)
     run.scheduler.lr_lambdas = [lambda k: lr_at(k + 1)]
     _log(run, {"step": run.step, "plan": run.plan})
-    return min(max_steps, steps)
+    return _max_steps(run)
 
 # %% ../chapters/07_training.ipynb #54bd4188
 def _log_training(run, lr, t_log, bar):
@@ -717,9 +719,8 @@ def _log_training(run, lr, t_log, bar):
 # %% ../chapters/07_training.ipynb #9af4849e
 def train(model, train_examples, valid_examples, cfg, pad_id, bos_id, eos_id,
           resume=False, extra_state=None, callback=None):
-    """Train on (src_ids, tgt_ids) pairs and return the history of metrics;
-    `callback(record)` sees each new record. `resume=True` continues the run saved in
-    `cfg.out_dir` exactly. Runs unchanged under torchrun (DDP)."""
+    """Train on (src_ids, tgt_ids) pairs; return the metrics (`callback` sees each one).
+    `resume=True` continues `cfg.out_dir`'s run exactly. Runs under torchrun (DDP)."""
     ids = pad_id, bos_id, eos_id
     run, state = _start_run(model, train_examples, cfg, pad_id, resume, callback)
     _prepare(run, state, train_examples, *ids)
@@ -737,10 +738,11 @@ def train(model, train_examples, valid_examples, cfg, pad_id, bos_id, eos_id,
         bar.update()
         if run.step == first_timed: t_timed = time.time()
         if cfg.fit_to_time and not run.plan and run.step == plan_at:   # fix the length
-            max_steps = bar.total = _fix_plan(run, t_timed, first_timed, max_steps)
+            max_steps = bar.total = _fix_plan(run, t_timed, first_timed)
         if _due(cfg.log_every, run.step): t_log = _log_training(run, lr, t_log, bar)
         if _due(cfg.eval_every, run.step): _validate(run, valid_examples, *ids)
+        if run.plan and _due(cfg.eval_every, run.step):   # plan again, from all updates
+            max_steps = bar.total = _fix_plan(run, run.start, step0)
         if _due(cfg.ckpt_every, run.step): _checkpoint(run, extra_state)
-    bar.close()
-    _finish(run, valid_examples, *ids, extra_state)
+    bar.close(); _finish(run, valid_examples, *ids, extra_state)
     return run.history
