@@ -871,17 +871,20 @@ def test_lr_schedule_is_noam_or_the_linear_decay():
         training.lr_schedule(512, 100, decay_steps=100)
 
 
-class SlowingClock(FakeClock):
-    "A machine that slows down after the plan is fixed: each reading later than the last by more."
+class DriftingClock(FakeClock):
+    "A machine whose speed drifts: each tick is `factor` times the one before (> 1: slowing down)."
+    def __init__(self, tick, factor):
+        super().__init__(tick)
+        self.factor = factor
+
     def time(self):
-        self.tick *= 1.002
+        self.tick *= self.factor
         return super().time()
 
 
 def test_planned_run_plans_again_at_each_validation_and_ends_in_time(tmp_path, monkeypatch):
     # the first plan, from fast early updates, would overrun; the plans made at validations correct it
-    clock = SlowingClock(0.25)
-    monkeypatch.setattr(training, "time", clock)
+    monkeypatch.setattr(training, "time", DriftingClock(0.25, 1.002))
     cfg = config(tmp_path, max_minutes=0.5, fit_to_time=True, plan_after=8, warmup=10, ckpt_every=None,
                  log_every=1, eval_every=10)
     history = train(tiny_model(), DATA, VALID, cfg, PAD, BOS, EOS)
@@ -895,16 +898,9 @@ def test_planned_run_plans_again_at_each_validation_and_ends_in_time(tmp_path, m
     assert load_checkpoint(tmp_path / "checkpoint.pt")["plan"] == plans[-1]
 
 
-class QuickeningClock(FakeClock):
-    "A machine that gets faster after a slow start: each reading later than the last by less."
-    def time(self):
-        self.tick *= 0.998
-        return super().time()
-
-
 def test_a_later_plan_may_be_longer_than_the_first(tmp_path, monkeypatch):
     "Plans made at validations are capped by max_steps and the epochs, not by the earlier plan."
-    monkeypatch.setattr(training, "time", QuickeningClock(0.25))
+    monkeypatch.setattr(training, "time", DriftingClock(0.25, 0.998))     # faster and faster
     cfg = config(tmp_path, max_minutes=0.5, fit_to_time=True, plan_after=8, warmup=10, ckpt_every=None,
                  log_every=1, eval_every=10, max_epochs=1000)
     history = train(tiny_model(), DATA, VALID, cfg, PAD, BOS, EOS)
