@@ -10,7 +10,6 @@ model learn.
 """
 import contextlib
 import io
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -125,25 +124,22 @@ def load_pieces(folder, use_package=()):
 
 
 # ---------------------------------------------------------------- the task and the budget
-TASK = dict(vocab=14, max_len=8)                     # chapter 7's reversal task: 10 symbols, 2 to 8 of them
-MODEL = dict(d_model=64, n_layers=1, h=4, d_ff=256, dropout=0.1)   # chapter 7's toy model
-BUDGET = dict(max_steps=400, max_tokens=2048, warmup=100, lr_factor=1.0)
+# chapter 7's toy run: its reversal task (10 symbols, 2 to 8 of them), its model and its budget, which
+# learn the task at every seed (results/toy-seeds.json)
+TASK = dict(vocab=14, max_len=8)
 
 
-def data(train_size=3000, test_size=200):
-    "(training pairs, held-out test pairs) of the reversal task; no test source occurs in training."
-    from transformer.training import reverse_task
-    train = reverse_task(train_size, vocab_size=TASK["vocab"], max_len=TASK["max_len"], seed=0)
-    seen = {tuple(s) for s, _ in train}
-    test = list({tuple(s): (s, t) for s, t in reverse_task(4 * test_size, vocab_size=TASK["vocab"],
-                                                              max_len=TASK["max_len"], seed=1)
-                 if tuple(s) not in seen}.values())
-    return train, test[:test_size]
+def data():
+    "(training pairs, held-out test pairs): chapter 7's split; no test source occurs in training."
+    from transformer.training import toy_splits
+    train, _, test = toy_splits(vocab_size=TASK["vocab"], max_len=TASK["max_len"])
+    return train, test
 
 
 def config():
     from transformer.model import TransformerConfig
-    return TransformerConfig(src_vocab=TASK["vocab"], tgt_vocab=TASK["vocab"], pad_id=PAD, **MODEL)
+    from transformer.training import TOY_MODEL
+    return TransformerConfig(src_vocab=TASK["vocab"], tgt_vocab=TASK["vocab"], pad_id=PAD, **TOY_MODEL)
 
 
 def initial_weights(seed=0):
@@ -178,16 +174,16 @@ def train_and_score(make_model, seed=0, steps=None):
     package's decoder, without a cache). Both models of `compare` thus start from the same weights and see
     the same batches and the same dropout seed: a correct model follows the package's run closely."""
     from transformer.decoding import greedy_decode
-    from transformer.training import TrainConfig, make_batch, train
+    from transformer.loop import TrainConfig, train
+    from transformer.training import TOY_TRAIN, make_batch
     cfg = config()
     model = make_model(cfg)
     start_from(model, initial_weights(seed))
     train_pairs, test_pairs = data()
-    budget = {**BUDGET, **({"max_steps": steps} if steps else {})}
-    with tempfile.TemporaryDirectory() as out:
-        run = TrainConfig(max_epochs=1000, eval_every=None, ckpt_every=None, log_every=50, seed=seed, out_dir=out,
-                          device="cpu", precision="fp32", progress=False, **budget)
-        train(model, train_pairs, test_pairs[:50], run, PAD, BOS, EOS)
+    budget = {**TOY_TRAIN, **({"max_steps": steps} if steps else {})}
+    run = TrainConfig(max_epochs=1000, eval_every=None, log_every=50, seed=seed, device="cpu", precision="fp32",
+                      progress=False, **budget)
+    train(model, train_pairs, test_pairs[:50], run, PAD, BOS, EOS)
     src = make_batch(test_pairs, PAD, BOS, EOS).src
     outputs = greedy_decode(model, src, BOS, EOS, TASK["max_len"] + 1, use_cache=False)
     return sum(o == t for o, (_, t) in zip(outputs, test_pairs)) / len(test_pairs)
@@ -238,8 +234,9 @@ def verdict(model_class, folder, diagnose=True):
 
 def compare(model_class, folder=".", diagnose=True):
     "Train your model and the package's in the same budget and print both accuracies (and the culprit if yours falls short)."
+    from transformer.training import TOY_TRAIN
     yours, package, advice = verdict(model_class, folder, diagnose)
-    print(f"exact-match accuracy on {len(data()[1])} held-out sequences after {BUDGET['max_steps']} updates: "
+    print(f"exact-match accuracy on {len(data()[1])} held-out sequences after {TOY_TRAIN['max_steps']} updates: "
           f"yours {yours:.3f}, the package's {package:.3f}")
     print(advice or "Your Transformer learns as well as the package's.")
     return yours, package

@@ -196,6 +196,12 @@ def same(got, expected, what, case="", atol=1e-5, rtol=1e-4):
                    f"Expected shape {tuple(expected.shape)}, got {tuple(got.shape)}.")
     if expected.dtype == torch.bool and got.dtype != torch.bool:
         raise Miss(f"{what} is not a boolean tensor{where}", f"Got dtype {got.dtype}; masks are torch.bool.")
+    if expected.is_floating_point() and got.is_floating_point() and got.dtype != expected.dtype:
+        # float64 from a float32 input (a numpy-built buffer, say) passes a comparison after a cast, then
+        # fails in the next float32 layer
+        raise Miss(f"{what} has dtype {got.dtype}, not {expected.dtype}{where}",
+                   "An output keeps its input's floating-point dtype: a table built with numpy is float64 until "
+                   "converted (torch.from_numpy(a).float(), or build it with torch).")
     if not expected.is_floating_point() and expected.dtype != torch.bool and got.dtype != expected.dtype:
         # ids must keep their integer dtype: compared after a cast, float ids would pass and then fail in nn.Embedding
         raise Miss(f"{what} has dtype {got.dtype}, not {expected.dtype}{where}",

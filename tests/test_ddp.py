@@ -14,7 +14,8 @@ import torch
 from torch.testing import assert_close
 
 import transformer
-from transformer.training import load_checkpoint, train
+from transformer.loop import train
+from transformer.machine import load_checkpoint
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKER = ROOT / "tests" / "ddp_worker.py"

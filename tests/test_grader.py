@@ -386,11 +386,9 @@ FORBIDDEN = {   # (chapter, question, code after the header): each uses what the
     "package_smoothed_targets": ("07", 2, "from transformer.training import smoothed_targets as reference\n\n"
                                           "def smoothed_targets(target, vocab, smoothing=0.1, pad_id=0):\n"
                                           "    return reference(target, vocab, smoothing, pad_id)\n"),
-    "noam_from_the_optimizer": ("07", 5, "from transformer.training import make_optimizer\n\n"
-                                         "def noam_lr(step, d_model, warmup, factor=1.0):\n"
-                                         "    opt, sched = make_optimizer(nn.Linear(1, 1), d_model, warmup, factor)\n"
-                                         "    for _ in range(step - 1):\n        opt.step(); sched.step()\n"
-                                         "    return sched.get_last_lr()[0]\n"),
+    "noam_from_the_package": ("07", 5, "from transformer.training import learning_rate\n\n"
+                                       "def noam_lr(step, d_model, warmup, factor=1.0):\n"
+                                       "    return learning_rate(step, d_model, warmup, factor)\n"),
     "greedy_as_a_beam_of_one": ("08", 1, "from transformer.decoding import beam_search\n\n"
                                          "def greedy_decode(model, src, bos_id, eos_id, max_len):\n"
                                          "    return [h[0] for h in beam_search(model, src, bos_id, eos_id, max_len, beam_size=1)[0]]\n"),

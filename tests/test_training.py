@@ -16,13 +16,15 @@ import torch.nn.functional as F
 from torch import nn
 from torch.testing import assert_close
 
-import transformer.training as training
+import transformer.loop as loop
+import transformer.machine as machine
 from torch.optim.optimizer import register_optimizer_step_pre_hook
+from transformer.loop import TrainConfig, train, update, update_seconds
+from transformer.machine import (CheckpointError, choose_precision, load_checkpoint, matmul_gflops, plan_updates,
+                                 save_checkpoint)
 from transformer.model import Transformer, TransformerConfig
-from transformer.training import _update_seconds, choose_precision, matmul_gflops, plan_updates
-from transformer.training import (CheckpointError, LabelSmoothingLoss, TokenBatchSampler, TrainConfig, evaluate,
-                                  linear_decay_lr, load_checkpoint, make_batch, make_optimizer, noam_lr, reverse_task, save_checkpoint,
-                                  smoothed_targets, train)
+from transformer.training import (LabelSmoothingLoss, TokenBatchSampler, evaluate, learning_rate, linear_decay_lr,
+                                  make_batch, make_optimizer, noam_lr, reverse_task, smoothed_targets, toy_splits)
 
 ROOT = Path(__file__).resolve().parents[1]
 PAD, UNK, BOS, EOS = 0, 1, 2, 3
@@ -102,6 +104,21 @@ def test_reverse_task():
 
 
 # ------------------------------------------------------------------------------------------ batches
+def test_toy_splits_hold_out_unseen_sources_once_each():
+    train, valid, test = toy_splits()
+    assert (len(train), len(valid), len(test)) == (10_000, 500, 500)
+    assert train == reverse_task(10_000, seed=0)                      # the chapter's training pairs
+    seen = {tuple(s) for s, _ in train}
+    held = [tuple(s) for s, _ in valid + test]
+    assert not seen.intersection(held) and len(set(held)) == len(held)
+    assert all(t == s[-2::-1] for s, t in valid + test)
+    assert toy_splits() == (train, valid, test)                        # the same split every time
+    small = toy_splits(n_train=50, n_valid=3, n_test=4, vocab_size=10, max_len=4)
+    assert [len(x) for x in small] == [50, 3, 4] and all(len(t) <= 4 for _, t in small[0])
+    with pytest.raises(ValueError, match="unseen sources"):
+        toy_splits(n_train=2000, n_valid=400, n_test=400, vocab_size=7, max_len=2)   # only 6 * 5 + 6 exist
+
+
 def test_make_batch_shift_padding_and_masks():
     examples = [([5, 6, 7, EOS], [7, 6, 5]), ([4, EOS], [4]), ([9, 8, 7, 6, 5, EOS], [5, 6, 7, 8, 9])]
     b = make_batch(examples, PAD, BOS, EOS)
@@ -313,25 +330,23 @@ def test_noam_lr_closed_formula_and_peak():
     assert noam_lr(0, 512, 4000) == noam_lr(1, 512, 4000)
 
 
-def test_optimizer_uses_the_schedule_each_update():
-    torch.manual_seed(0)
-    model = nn.Linear(4, 3)
-    reference = nn.Linear(4, 3)
-    reference.load_state_dict(model.state_dict())
-    optimizer, scheduler = make_optimizer(model, d_model=32, warmup=4, factor=3.0)
+def test_update_is_one_adam_step_at_the_rate_given():
+    "`update` against a hand-written step: loss, backward, plain Adam with the paper's settings at rate lr."
+    model, reference = tiny_model(dropout=0.0), tiny_model(dropout=0.0)
+    b, criterion = make_batch(DATA[:8], PAD, BOS, EOS), LabelSmoothingLoss(0.1, PAD)
+    optimizer = make_optimizer(model)
     assert optimizer.defaults["betas"] == (0.9, 0.98) and optimizer.defaults["eps"] == 1e-9
-    # the independent reference: plain Adam whose learning rate is set by hand before each update
     ref_opt = torch.optim.Adam(reference.parameters(), lr=0.0, betas=(0.9, 0.98), eps=1e-9)
-    x = torch.randn(8, 4)
-    for update in range(1, 11):
-        assert math.isclose(optimizer.param_groups[0]["lr"], noam_lr(update, 32, 4, 3.0), rel_tol=1e-12)
-        for m, opt in [(model, optimizer), (reference, ref_opt)]:
-            opt.zero_grad()
-            (m(x) ** 2).mean().backward()
+    for lr in (1e-3, 5e-3, 2e-3):
+        loss_sum = update(model, optimizer, criterion, [b], lr)
+        loss = criterion(reference(b.src, b.tgt_in, b.src_mask, b.tgt_mask), b.tgt_out)
+        loss.backward()
         for group in ref_opt.param_groups:
-            group["lr"] = noam_lr(update, 32, 4, 3.0)
-        optimizer.step(); scheduler.step(); ref_opt.step()
-        assert_close(model.weight, reference.weight, rtol=0, atol=0)
+            group["lr"] = lr
+        ref_opt.step(); ref_opt.zero_grad()
+        assert loss_sum.item() == pytest.approx(loss.item() * b.n_tokens, rel=1e-6)
+        assert_same_params(params(model), params(reference))
+        assert all(p.grad is None for p in model.parameters())          # cleared for the next update
 
 
 def test_linear_decay_closed_formula():
@@ -346,7 +361,7 @@ def test_linear_decay_closed_formula():
     assert linear_decay_lr(total, d_model, warmup, total) > 0
     assert math.isclose(linear_decay_lr(30, d_model, warmup, total, factor=0.3), 0.3 * linear_decay_lr(30, d_model, warmup, total))
     with pytest.raises(ValueError, match="decay_steps"):
-        make_optimizer(nn.Linear(2, 2), d_model, warmup, decay_steps=warmup)
+        learning_rate(1, d_model, warmup, decay_steps=warmup)
 
 
 def test_train_follows_the_linear_decay(tmp_path):
@@ -428,8 +443,8 @@ def test_checkpoint_contents_and_metrics_file(tmp_path):
     cfg = config(tmp_path, max_steps=6, eval_every=3, ckpt_every=3, log_every=2)
     history = train(model, DATA, VALID, cfg, PAD, BOS, EOS, extra_state={"vocab": ["<pad>", "a"]})
     state = load_checkpoint(tmp_path / "checkpoint.pt")
-    for key in ["model", "optimizer", "scheduler", "sampler", "ranks", "step", "history", "train_config",
-                "model_config", "extra", "elapsed_s"]:
+    for key in ["model", "optimizer", "sampler", "ranks", "step", "history", "train_config",
+                "model_config", "extra", "elapsed_s", "precision", "plan"]:
         assert key in state, key
     assert state["step"] == 6 and state["extra"] == {"vocab": ["<pad>", "a"]}
     assert state["train_config"]["max_steps"] == 6 and state["model_config"]["d_model"] == 16
@@ -591,7 +606,7 @@ def test_progress_bar_total(tmp_path, monkeypatch):
         def set_postfix(self, refresh=True, **kw): self.postfix = kw
         def close(self): pass
 
-    monkeypatch.setattr(training, "tqdm", FakeBar)
+    monkeypatch.setattr(loop, "tqdm", FakeBar)
     n = batches_per_epoch()
     train(tiny_model(), DATA, [], config(tmp_path / "a", max_steps=None, max_epochs=2, accum_steps=2), PAD, BOS, EOS)
     assert bars[-1].total == 2 * n // 2 == bars[-1].n
@@ -651,7 +666,7 @@ def test_choose_precision_on_cuda_asks_the_gpu(monkeypatch, supported, expected)
 
 def test_matmul_gflops_divides_the_products_flops_by_its_best_time(monkeypatch):
     "With a clock that ticks 2 ms per reading, each product takes 2 ms: (n, n) @ (n, 4n) is 8 n^3 FLOPs."
-    monkeypatch.setattr(training, "time", FakeClock(0.002))
+    monkeypatch.setattr(machine, "time", FakeClock(0.002))
     assert matmul_gflops(torch.float32, n=64) == pytest.approx(8 * 64 ** 3 / 0.002 / 1e9)
     monkeypatch.undo()
     assert 0 < matmul_gflops(torch.bfloat16, n=64) < 1e6                  # and the real clock gives a speed
@@ -661,15 +676,15 @@ def test_update_timing_leaves_no_trace():
     "The probe runs forward and backward with dropout on, but the run must not notice it happened."
     model, b = tiny_model(dropout=0.3).train(), make_batch(DATA[:8], PAD, BOS, EOS)
     before, rng = params(model), torch.get_rng_state()
-    assert _update_seconds(model, b, LabelSmoothingLoss(0.1, PAD), False, torch.device("cpu")) > 0
+    assert update_seconds(model, b, LabelSmoothingLoss(0.1, PAD), False) > 0
     assert all(p.grad is None for p in model.parameters()) and torch.equal(rng, torch.get_rng_state())
     assert_same_params(before, params(model))
 
 
 def fake_measurements(monkeypatch, bf16_seconds):
     "Replace both probes in the loop: bf16 matrix products are fast, and an update takes bf16_seconds in bf16."
-    monkeypatch.setattr(training, "matmul_gflops", FAST_BF16)
-    monkeypatch.setattr(training, "_update_seconds", lambda model, b, crit, bf16, device: bf16_seconds if bf16 else 1.0)
+    monkeypatch.setattr(loop, "matmul_gflops", FAST_BF16)
+    monkeypatch.setattr(loop, "update_seconds", lambda model, b, crit, bf16: bf16_seconds if bf16 else 1.0)
 
 
 @pytest.mark.parametrize("bf16_seconds,expected", [(0.5, "bf16"), (2.0, "fp32")])
@@ -725,7 +740,7 @@ class Interrupt(Exception):
 
 
 def planned_run(out_dir, monkeypatch, resume=False, stop_at=None, tick=0.25):
-    monkeypatch.setattr(training, "time", FakeClock(tick))
+    monkeypatch.setattr(loop, "time", FakeClock(tick))
     if resume: scramble_rng()
     model = tiny_model(seed=123 if resume else 0)
     cfg = config(out_dir, max_minutes=0.5, fit_to_time=True, plan_after=8, warmup=10, ckpt_every=5, log_every=1,
@@ -848,7 +863,7 @@ def test_cpu_capability_names_level_bf16_instructions_and_restrictions(monkeypat
     for k in ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA", "MKL_ENABLE_INSTRUCTIONS"):
         monkeypatch.delenv(k, raising=False)
     monkeypatch.setattr(torch.backends.cpu, "get_cpu_capability", lambda: "AVX2")
-    text = training.cpu_capability()
+    text = machine.cpu_capability()
     try:
         flags = set(Path("/proc/cpuinfo").read_text().split())
     except OSError:
@@ -856,19 +871,18 @@ def test_cpu_capability_names_level_bf16_instructions_and_restrictions(monkeypat
     bf16 = [f for f in ("amx_bf16", "avx512_bf16", "bf16") if f in flags]
     assert text == "AVX2, " + (" ".join(bf16) if bf16 else "no bf16 instructions")
     monkeypatch.setenv("ONEDNN_MAX_CPU_ISA", "AVX2")
-    assert training.cpu_capability().endswith("(restricted: ONEDNN_MAX_CPU_ISA=AVX2)")
+    assert machine.cpu_capability().endswith("(restricted: ONEDNN_MAX_CPU_ISA=AVX2)")
 
 
-def test_lr_schedule_is_noam_or_the_linear_decay():
-    noam, linear = training.lr_schedule(512, 100), training.lr_schedule(512, 100, 2.0, decay_steps=400)
+def test_learning_rate_is_noam_or_the_linear_decay():
     for s in (1, 50, 100, 101, 250, 400):
-        assert noam(s) == pytest.approx(512 ** -0.5 * min(s ** -0.5, s * 100 ** -1.5))
+        assert learning_rate(s, 512, 100) == pytest.approx(512 ** -0.5 * min(s ** -0.5, s * 100 ** -1.5))
         peak = 2.0 * 512 ** -0.5 * 100 ** -0.5
         expected = 2.0 * 512 ** -0.5 * s * 100 ** -1.5 if s <= 100 else peak * (401 - s) / 301
-        assert linear(s) == pytest.approx(expected)
-    assert linear(401) == 0.0
+        assert learning_rate(s, 512, 100, 2.0, decay_steps=400) == pytest.approx(expected)
+    assert learning_rate(401, 512, 100, 2.0, decay_steps=400) == 0.0
     with pytest.raises(ValueError, match="larger than warmup"):
-        training.lr_schedule(512, 100, decay_steps=100)
+        learning_rate(1, 512, 100, decay_steps=100)
 
 
 class DriftingClock(FakeClock):
@@ -884,7 +898,7 @@ class DriftingClock(FakeClock):
 
 def test_planned_run_plans_again_at_each_validation_and_ends_in_time(tmp_path, monkeypatch):
     # the first plan, from fast early updates, would overrun; the plans made at validations correct it
-    monkeypatch.setattr(training, "time", DriftingClock(0.25, 1.002))
+    monkeypatch.setattr(loop, "time", DriftingClock(0.25, 1.002))
     cfg = config(tmp_path, max_minutes=0.5, fit_to_time=True, plan_after=8, warmup=10, ckpt_every=None,
                  log_every=1, eval_every=10)
     history = train(tiny_model(), DATA, VALID, cfg, PAD, BOS, EOS)
@@ -900,7 +914,7 @@ def test_planned_run_plans_again_at_each_validation_and_ends_in_time(tmp_path, m
 
 def test_a_later_plan_may_be_longer_than_the_first(tmp_path, monkeypatch):
     "Plans made at validations are capped by max_steps and the epochs, not by the earlier plan."
-    monkeypatch.setattr(training, "time", DriftingClock(0.25, 0.998))     # faster and faster
+    monkeypatch.setattr(loop, "time", DriftingClock(0.25, 0.998))     # faster and faster
     cfg = config(tmp_path, max_minutes=0.5, fit_to_time=True, plan_after=8, warmup=10, ckpt_every=None,
                  log_every=1, eval_every=10, max_epochs=1000)
     history = train(tiny_model(), DATA, VALID, cfg, PAD, BOS, EOS)

@@ -20,7 +20,7 @@ import spacy
 import torch
 
 from transformer.data import Subwords, Vocab
-from transformer.training import CheckpointError
+from transformer.machine import CheckpointError
 from transformer.translate import (PRESETS, InputError, Translator, corpus_scores, load_model, precision_name,
                                    preset, schedule_name, tokenized_bleu)
 

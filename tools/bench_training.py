@@ -47,7 +47,8 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from transformer.attention import causal_mask, padding_mask
 from transformer.model import Transformer, TransformerConfig
-from transformer.training import LabelSmoothingLoss, cpu_capability, matmul_gflops
+from transformer.machine import cpu_capability, matmul_gflops
+from transformer.training import LabelSmoothingLoss
 from transformer.translate import PRESETS, _hardware
 
 

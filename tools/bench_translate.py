@@ -18,7 +18,7 @@ import time
 import torch
 
 from transformer.data import load_split
-from transformer.training import cpu_capability
+from transformer.machine import cpu_capability
 from transformer.translate import ALPHA, _hardware, load_model
 
 

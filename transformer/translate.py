@@ -13,13 +13,15 @@ import argparse, hashlib, json, math, os, platform, shlex, sys, time
 from dataclasses import asdict, replace
 from pathlib import Path
 import torch
+import torch.distributed as dist
 from safetensors import safe_open
 from safetensors.torch import save_file
 from .data import (DataError, SubwordPipeline, Tokenizer, Vocab,
                               WordPipeline, load_split, pipeline_from_state)
 from .model import Transformer, TransformerConfig, count_parameters
-from .training import (CheckpointError, TrainConfig, cpu_capability,
-                                  load_checkpoint, save_checkpoint, train)
+from .loop import TrainConfig, train
+from .machine import (CheckpointError, cpu_capability, join_process_group,
+                                 load_checkpoint, pick_device, save_checkpoint)
 from .decoding import beam_search, greedy_decode
 
 # %% ../chapters/10_translation.ipynb #8ba9a80d
@@ -339,6 +341,17 @@ def _announcer(cfg, snapshots):
         snapshots(record)
     return callback
 
+# %% ../chapters/10_translation.ipynb #7a1e0c01
+def _train_in_group(model, data, cfg, resume, extra, callback):
+    """`train` on the data, inside the process group that torchrun describes (joined
+    and left here; no group without torchrun)."""
+    joined = join_process_group(pick_device(cfg.device))
+    try:
+        return train(model, data["train"], data["val"], cfg, Vocab.pad_id, Vocab.bos_id,
+                     Vocab.eos_id, resume=resume, extra_state=extra, callback=callback)
+    finally:
+        if joined: dist.destroy_process_group()
+
 # %% ../chapters/10_translation.ipynb #0c770f50
 def train_main(argv=None):
     "transformer-train: train a German-to-English model on Multi30k."
@@ -359,9 +372,8 @@ def train_main(argv=None):
             share_embeddings=pipeline.shared))
         extra = _run_extra(data, a.config, cfg.device, options)
         snapshots = Snapshots(model, out / "snapshots", **PRESETS[a.config]["average"])
-        history = train(model, data["train"], data["val"], cfg, Vocab.pad_id,
-                        Vocab.bos_id, Vocab.eos_id, resume=a.resume, extra_state=extra,
-                        callback=_announcer(cfg, snapshots))
+        history = _train_in_group(model, data, cfg, a.resume, extra,
+                                  _announcer(cfg, snapshots))
         if int(os.environ.get("RANK", "0")) == 0:
             n = snapshots.write_average(out / "checkpoint.pt", out / "averaged.pt")
             last = [h for h in history if "valid_loss" in h][-1]

@@ -98,7 +98,7 @@ def q4(ns):
 
 
 # ---------------------------------------------------------------- 5, 6: the learning rate
-@question(QUESTIONS, 5, 2, "noam_lr", forbid=["transformer.training.noam_lr", "transformer.training.make_optimizer"])
+@question(QUESTIONS, 5, 2, "noam_lr", forbid=["transformer.training.noam_lr", "transformer.training.learning_rate"])
 def q5(ns):
     f = need(ns, "noam_lr", "function")
     for step in (1, 10, 3999, 4000, 4001, 20000, 100000):
@@ -155,7 +155,10 @@ def q7(ns):
         model = tiny_model()                                      # the reference: one batch with all the pairs
         criterion(model(whole.src, whole.tgt_in, whole.src_mask, whole.tgt_mask), whole.tgt_out).backward()
         want = {name: p.grad.clone() for name, p in model.named_parameters()}
-        model.zero_grad(set_to_none=True)
+        # .grad already holds something (an earlier call, say): backward adds to it, and so must the answer
+        before = {name: torch.randn_like(p) for name, p in model.named_parameters()}
+        for name, p in model.named_parameters():
+            p.grad = before[name].clone()
         runs = []                                                  # (rows, len_s) of each encoder run
         model.encoder.register_forward_pre_hook(lambda module, args: runs.append(tuple(args[0].shape[:2])))
         f(model, criterion, batches)
@@ -166,8 +169,9 @@ def q7(ns):
         for name, p in model.named_parameters():
             if p.grad is None:
                 raise Miss(f"no gradient for `{name}`", f"{case}: call backward() on each batch's weighted loss.")
-            same(p.grad, want[name], f"the gradient of `{name}`",
-                 f"{case}; expected: the gradient of the mean loss over all the batches' target tokens")
+            same(p.grad, before[name] + want[name], f"the gradient of `{name}`",
+                 f"{case}, with .grad already holding a gradient; expected: that gradient plus the gradient of "
+                 "the mean loss over all the batches' target tokens (backward adds; it never resets)")
 
 
 # ---------------------------------------------------------------- 8: what if: label smoothing and confidence
