@@ -6,7 +6,8 @@ Static checks on the HTML files:
   - every page listed in _toc.yml is on the site, and no other page is (no exercise,
     solution, test or package file);
   - no executed cell shows an error (traceback output, error output classes);
-  - every code cell of every chapter ran (_build/jupyter_execute keeps the executed copies);
+  - every code cell of every chapter ran (the executed notebooks are in the build's
+    jupyter-cache, _build/.jupyter_cache);
   - no page loads a script, stylesheet or image from another host (the site works
     offline), and the MathJax the pages load is the copy inside the site.
 Browser check (headless Chromium; `--no-browser` skips it):
@@ -137,22 +138,36 @@ def check_no_cell_errors(html_dir: Path, docs: list[str]) -> list[str]:
     return problems
 
 
+def executed_notebook(cache_dir: Path, source: Path):
+    """The chapter as the build rendered it: `source` with the outputs of its record in the
+    jupyter-cache (matched by its code, as myst-nb does), or None when the cache has none.
+    (In cache mode, myst-nb 1.x writes _build/jupyter_execute's copy without the outputs.)"""
+    import nbformat
+    from jupyter_cache import get_cache
+
+    if not (Path(cache_dir) / "global.db").is_file():
+        return None
+    try:
+        return get_cache(str(cache_dir)).merge_match_into_notebook(nbformat.read(source, 4))[1]
+    except KeyError:
+        return None
+
+
 def check_executed(html_dir: Path, docs: list[str]) -> list[str]:
-    """Every code cell of every notebook page ran: the executed copies that the build keeps
-    in _build/jupyter_execute have an execution count on each code cell (a run that stopped
-    at an error leaves the cells after it without one)."""
+    """Every code cell of every notebook page ran: the executed notebooks in the build's
+    jupyter-cache (next to html_dir) have an execution count on each code cell (a run that
+    stopped at an error leaves the cells after it without one)."""
     problems = []
-    executed = Path(html_dir).parent / "jupyter_execute"
+    cache_dir = Path(html_dir).parent / ".jupyter_cache"
     for d in docs:
         source = ROOT / f"{d}.ipynb"
         if not source.is_file():
             continue
-        nb_path = executed / f"{d}.ipynb"
-        if not nb_path.is_file():
-            problems.append(f"{d}: no executed notebook at {nb_path}")
+        nb = executed_notebook(cache_dir, source)
+        if nb is None:
+            problems.append(f"{d}: no executed notebook in {cache_dir} (tools/book_execute.py)")
             continue
-        cells = json.loads(nb_path.read_text(encoding="utf-8"))["cells"]
-        skipped = [i for i, c in enumerate(cells)
+        skipped = [i for i, c in enumerate(nb.cells)
                    if c["cell_type"] == "code" and "".join(c["source"]).strip()
                    and "skip-execution" not in c.get("metadata", {}).get("tags", [])
                    and c.get("execution_count") is None]
