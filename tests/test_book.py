@@ -5,8 +5,9 @@ the package, so that tests/test_export.py still checks the committed package): i
 _build/html, executes every chapter into the jupyter-cache (tools/book_execute.py), builds
 from the cache and fails on any warning or failing cell.
 The checks themselves live in tools/check_site.py (also usable by hand:
-`python tools/check_site.py`). The browser test needs Chromium (Debian: `apt-get install
-chromium`); without one it is skipped, except in CI (CI=true), where it fails.
+`python tools/check_site.py`). The browser tests need Chromium and its chromedriver (Debian:
+`apt-get install chromium chromium-driver`; Selenium drives them); without them they are
+skipped, except in CI (CI=true), where they fail.
 
 Each chapter is executed once per test run, by this build; the per-chapter tests below read
 the executed notebooks from the build's jupyter-cache instead of running the chapters again. (`make nbtest` runs them under nbdev's own runner, for chapter authors.)
@@ -182,14 +183,19 @@ def test_exercise_links_and_launch_buttons_on_the_site(html, docs):
             assert needle in page, f"{doc}: no {needle} link (launch and download buttons)"
 
 
+def need_browser():
+    "Skip (fail in CI) when Chromium, chromedriver or Selenium is missing."
+    missing = check_site.missing_browser()
+    if missing:
+        if os.environ.get("CI"):
+            pytest.fail(f"{missing}: .ci/run installs chromium and chromium-driver with apt-get")
+        pytest.skip(missing)
+
+
 def test_pages_in_headless_chromium(html, docs):
     "Every toc page opens in Chromium and MathJax typesets all its math."
-    browser = check_site.find_browser()
-    if browser is None:
-        if os.environ.get("CI"):
-            pytest.fail("no Chromium in CI: .ci/run installs it with apt-get install chromium")
-        pytest.skip("no Chromium/Chrome found (Debian: apt-get install chromium; or set CHROMIUM)")
-    assert check_site.check_in_browser(html, docs, browser) == []
+    need_browser()
+    assert check_site.check_in_browser(html, docs) == []
 
 
 FIGURE_CHAPTERS = ["01_attention", "02_multi_head", "03_embeddings", "06_model", "08_decoding",
@@ -203,9 +209,5 @@ def test_interactive_figures_in_headless_chromium(html):
     pages = figure_check.figure_pages(html)
     missing = [c for c in FIGURE_CHAPTERS if f"chapters/{c}.html" not in pages]
     assert not missing, f"chapters without an interactive figure: {missing}"
-    browser = check_site.find_browser()
-    if browser is None:
-        if os.environ.get("CI"):
-            pytest.fail("no Chromium in CI: .ci/run installs it with apt-get install chromium")
-        pytest.skip("no Chromium/Chrome found (Debian: apt-get install chromium; or set CHROMIUM)")
-    assert figure_check.check_figures(html, pages, browser, check_site.BROWSER_FLAGS) == []
+    need_browser()
+    assert figure_check.check_figures(html, pages) == []
