@@ -94,6 +94,7 @@ def _execute_one(cache_dir: str, uri: str, timeout, allow_errors) -> tuple[str, 
     from jupyter_cache.executors import load_executor
 
     logger = logging.getLogger(f"book_execute.{Path(uri).stem}")
+    logger.setLevel(logging.ERROR)       # a failing cell is reported once, by execute() below
     executor = load_executor("local-serial", get_cache(cache_dir), logger=logger)
     result = executor.run_and_cache(filter_uris=[uri], timeout=timeout,
                                     allow_errors=allow_errors, force=True)
