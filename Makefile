@@ -28,6 +28,9 @@ MJ_STAMP := $(MJ_DIR)/installed-$(MATHJAX)
 # -W: any warning (a failing cell included) fails the build; -n: nitpicky references;
 # --keep-going: report every problem, not just the first.
 BOOK_FLAGS ?= -W -n --keep-going
+# The chapters are executed before the build, into the jupyter-cache the build reads
+# (tools/book_execute.py): as many at once as the environment's BOOK_JOBS says, by default one
+# per core (`BOOK_JOBS=1 make book`: one after another).
 # The tests run on every core (pytest-xdist), a test file per worker at a time (--dist loadfile):
 # the book's tests stay together, so the book is built once. PYTEST_ARGS="-n 0" runs them one by one.
 PYTEST_ARGS ?= -n auto --dist loadfile
@@ -68,9 +71,13 @@ export: $(STAMP)
 book: export
 	@$(MAKE) --no-print-directory site
 
-# The book from the package as it is (no export): what the tests build and check.
+# The book from the package as it is (no export): what the tests build and check. Every
+# chapter is executed into the jupyter-cache, side by side (a failing chapter stops here,
+# after all have run, each failure with its traceback); `jupyter-book build` then reads the
+# outputs from the cache (`execute_notebooks: cache` in _config.yml).
 site: $(STAMP) $(MJ_STAMP)
 	rm -rf _build/html _build/jupyter_execute _build/.doctrees
+	$(BIN)/python tools/book_execute.py
 	$(BIN)/jupyter-book build . $(BOOK_FLAGS)
 	@echo "The book: $(CURDIR)/_build/html/index.html"
 

@@ -2,14 +2,15 @@
 
 The session fixture runs `make site` (the book build of `make book` without re-exporting
 the package, so that tests/test_export.py still checks the committed package): it wipes
-_build/html, executes every chapter and fails on any warning, a failing cell included.
+_build/html, executes every chapter into the jupyter-cache (tools/book_execute.py), builds
+from the cache and fails on any warning or failing cell.
 The checks themselves live in tools/check_site.py (also usable by hand:
-`python tools/check_site.py`). The browser test needs Chromium (Debian: `apt-get install
-chromium`); without one it is skipped, except in CI (CI=true), where it fails.
+`python tools/check_site.py`). The browser tests need Chromium and its chromedriver (Debian:
+`apt-get install chromium chromium-driver`; Selenium drives them); without them they are
+skipped, except in CI (CI=true), where they fail.
 
 Each chapter is executed once per test run, by this build; the per-chapter tests below read
-the executed copies the build keeps (_build/jupyter_execute) instead of running the chapters
-again. (`make nbtest` runs them under nbdev's own runner, for chapter authors.)
+the executed notebooks from the build's jupyter-cache instead of running the chapters again. (`make nbtest` runs them under nbdev's own runner, for chapter authors.)
 
 BOOK_REUSE=1 checks the existing _build/html instead of rebuilding (for quick iteration
 only; `make test` always rebuilds).
@@ -35,7 +36,7 @@ import figure_check  # noqa: E402
 # session fixture below builds the book once.
 HTML = ROOT / "_build" / "html"
 LOG = ROOT / "_build" / "book.log"
-EXECUTED = ROOT / "_build" / "jupyter_execute" / "chapters"
+CACHE = ROOT / "_build" / ".jupyter_cache"
 CHAPTERS = sorted((ROOT / "chapters").glob("*.ipynb"))
 pytestmark = pytest.mark.e2e
 
@@ -76,6 +77,19 @@ def test_book_builds(build):
         problems[-30:] or plain.splitlines()[-30:])
 
 
+def test_the_build_read_every_chapter_from_the_cache(build, docs):
+    """tools/book_execute.py executed every chapter into the jupyter-cache before the build,
+    and the build itself executed none (myst-nb took every notebook from the cache)."""
+    rc, log = build
+    if os.environ.get("BOOK_REUSE") == "1":
+        pytest.skip("BOOK_REUSE=1: no build log")
+    notebooks = [d for d in docs if (ROOT / f"{d}.ipynb").is_file()]
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", log)
+    assert f"executed {len(notebooks)} of {len(notebooks)} chapters" in plain
+    assert "Executing notebook" not in plain, "myst-nb executed a chapter the cache did not have"
+    assert plain.count("Using cached notebook") == len(notebooks)
+
+
 def test_toc_chapters_are_on_the_site(html, docs):
     assert (ROOT / "chapters").joinpath("index.ipynb").exists()
     assert check_site.check_toc_pages(html, docs) == []
@@ -102,10 +116,9 @@ def test_every_cell_was_executed(html, docs):
 @pytest.mark.parametrize("nb", CHAPTERS, ids=[p.stem for p in CHAPTERS])
 def test_chapter_ran(html, nb):
     "Every code cell of the chapter ran in the book build, and none raised."
-    path = EXECUTED / nb.name
-    assert path.is_file(), f"{nb.name}: the build kept no executed copy at {path} (see {LOG})"
-    cells = [c for c in json.loads(path.read_text(encoding="utf-8"))["cells"]
-             if c["cell_type"] == "code" and "".join(c["source"]).strip()]
+    executed = check_site.executed_notebook(CACHE, nb)
+    assert executed is not None, f"{nb.name}: no executed notebook in {CACHE} (see {LOG})"
+    cells = [c for c in executed.cells if c["cell_type"] == "code" and "".join(c["source"]).strip()]
     not_run = [c.get("id", i) for i, c in enumerate(cells) if c.get("execution_count") is None]
     errors = [(c.get("id", i), o.get("ename"), o.get("evalue"))
               for i, c in enumerate(cells) for o in c.get("outputs", []) if o.get("output_type") == "error"]
@@ -170,14 +183,19 @@ def test_exercise_links_and_launch_buttons_on_the_site(html, docs):
             assert needle in page, f"{doc}: no {needle} link (launch and download buttons)"
 
 
+def need_browser():
+    "Skip (fail in CI) when Chromium, chromedriver or Selenium is missing."
+    missing = check_site.missing_browser()
+    if missing:
+        if os.environ.get("CI"):
+            pytest.fail(f"{missing}: .ci/run installs chromium and chromium-driver with apt-get")
+        pytest.skip(missing)
+
+
 def test_pages_in_headless_chromium(html, docs):
     "Every toc page opens in Chromium and MathJax typesets all its math."
-    browser = check_site.find_browser()
-    if browser is None:
-        if os.environ.get("CI"):
-            pytest.fail("no Chromium in CI: .ci/run installs it with apt-get install chromium")
-        pytest.skip("no Chromium/Chrome found (Debian: apt-get install chromium; or set CHROMIUM)")
-    assert check_site.check_in_browser(html, docs, browser) == []
+    need_browser()
+    assert check_site.check_in_browser(html, docs) == []
 
 
 FIGURE_CHAPTERS = ["01_attention", "02_multi_head", "03_embeddings", "06_model", "08_decoding",
@@ -191,9 +209,5 @@ def test_interactive_figures_in_headless_chromium(html):
     pages = figure_check.figure_pages(html)
     missing = [c for c in FIGURE_CHAPTERS if f"chapters/{c}.html" not in pages]
     assert not missing, f"chapters without an interactive figure: {missing}"
-    browser = check_site.find_browser()
-    if browser is None:
-        if os.environ.get("CI"):
-            pytest.fail("no Chromium in CI: .ci/run installs it with apt-get install chromium")
-        pytest.skip("no Chromium/Chrome found (Debian: apt-get install chromium; or set CHROMIUM)")
-    assert figure_check.check_figures(html, pages, browser, check_site.BROWSER_FLAGS) == []
+    need_browser()
+    assert figure_check.check_figures(html, pages) == []

@@ -1,7 +1,8 @@
-"""The interactive figures' helpers (figures/) and the browser check that plays with them.
+"""The interactive figures' helpers (figures/) and the browser checks of the book.
 
-The check itself (tools/figure_check.py) must be able to fail: a page whose button changes
-nothing, and a page that asks the internet for an image, are both reported.
+The checks themselves must be able to fail: the figure check (tools/figure_check.py) reports a
+page whose button changes nothing and a page that asks the internet for an image; the page
+check (tools/check_site.py) reports math that MathJax did not typeset.
 """
 import os
 import sys
@@ -56,12 +57,16 @@ def test_lookup_figure_needs_every_combination(monkeypatch):
         figures.lookup_figure(fig, values, table, start={"p": 1, "q": "x"})
 
 
-def test_the_browser_check_catches_dead_controls_and_network_requests(tmp_path, monkeypatch):
-    browser = check_site.find_browser()
-    if browser is None:
+def need_browser():
+    missing = check_site.missing_browser()
+    if missing:
         if os.environ.get("CI"):
-            pytest.fail("no Chromium in CI: .ci/run installs it with apt-get install chromium")
-        pytest.skip("no Chromium/Chrome found")
+            pytest.fail(f"{missing}: .ci/run installs chromium and chromium-driver with apt-get")
+        pytest.skip(missing)
+
+
+def test_the_browser_check_catches_dead_controls_and_network_requests(tmp_path, monkeypatch):
+    need_browser()
     monkeypatch.delenv(figures.SITE_ENV, raising=False)           # pages carry their plotly.js
     good = figures.interactive(heatmap_with_controls(True))._repr_html_()
     dead = figures.interactive(heatmap_with_controls(False))._repr_html_()
@@ -69,12 +74,28 @@ def test_the_browser_check_catches_dead_controls_and_network_requests(tmp_path, 
     (tmp_path / "bad.html").write_text(
         f"<html><body><img src='https://example.org/x.png'>{dead}</body></html>")
     assert figure_check.figure_pages(tmp_path) == ["bad.html", "good.html"]
-    problems = figure_check.check_figures(tmp_path, ["good.html", "bad.html"], browser,
-                                          check_site.BROWSER_FLAGS)
+    problems = figure_check.check_figures(tmp_path, ["good.html", "bad.html"])
     assert not [p for p in problems if p.startswith("good.html")], problems
     assert any("slider 0" in p and "did not change" in p for p in problems), problems
     assert any("'second'" in p and "did not change" in p for p in problems), problems
     assert any("https://example.org/x.png" in p for p in problems), problems
+
+
+def test_the_page_check_passes_typeset_math_and_catches_untypeset_math(tmp_path):
+    need_browser()
+    math = '<main><h1>T</h1><p><span class="math notranslate nohighlight">\\(x^2 + y\\)</span></p></main>'
+    (tmp_path / "plain.html").write_text("<html><body><main><h1>T</h1><p>no math</p></main></body></html>")
+    (tmp_path / "bad.html").write_text(f"<html><body>{math}</body></html>")     # no MathJax loaded
+    pages = ["plain", "bad"]
+    mathjax = ROOT / ".cache" / "mathjax" / "static" / "mathjax"                 # `make mathjax`
+    if (mathjax / "tex-chtml.js").is_file():
+        (tmp_path / "mathjax").symlink_to(mathjax)
+        (tmp_path / "good.html").write_text(
+            f'<html><head><script defer src="mathjax/tex-chtml.js"></script></head><body>{math}</body></html>')
+        pages.append("good")
+    problems = check_site.check_in_browser(tmp_path, pages)
+    assert [p.split(":")[0] for p in problems] == ["bad", "bad"], problems
+    assert "1 of 1 math elements not typeset" in problems[0] and "raw TeX" in problems[1], problems
 
 
 def test_beam_steps_links_each_kept_hypothesis_to_its_parent():

@@ -6,14 +6,17 @@ Static checks on the HTML files:
   - every page listed in _toc.yml is on the site, and no other page is (no exercise,
     solution, test or package file);
   - no executed cell shows an error (traceback output, error output classes);
-  - every code cell of every chapter ran (_build/jupyter_execute keeps the executed copies);
+  - every code cell of every chapter ran (the executed notebooks are in the build's
+    jupyter-cache, _build/.jupyter_cache);
   - no page loads a script, stylesheet or image from another host (the site works
     offline), and the MathJax the pages load is the copy inside the site.
-Browser check (headless Chromium; `--no-browser` skips it):
-  - each page of the toc is opened from a local HTTP server, MathJax is given time to run
-    (virtual time budget), and the DOM is dumped: every math element must have been
-    typeset (an mjx-container inside it) and no TeX delimiter ($$, \\(, \\[, $..\\..$,
-    \\begin{...}) may be left in the text outside code.
+Browser check (headless Chromium driven by Selenium through chromedriver; `--no-browser`
+skips it):
+  - each page of the toc is opened from a local HTTP server, MathJax's first typesetting is
+    waited for, and the DOM is read: every math element must have been typeset (an
+    mjx-container inside it) and no TeX delimiter ($$, \\(, \\[, $..\\..$, \\begin{...})
+    may be left in the text outside code.
+tools/figure_check.py drives the same browser, started by `chromium()` below.
 
 Exit status 1 and a list of problems when something is wrong. tests/test_book.py runs
 the same checks, one test each.
@@ -28,7 +31,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import threading
@@ -48,6 +50,9 @@ BROWSER_FLAGS = [
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
     "--disable-dev-shm-usage", "--hide-scrollbars", "--mute-audio",
 ]
+# The network is off: every request goes to a proxy that does not exist (loopback, the local
+# server of the checks, is never proxied).
+NETWORK_OFF = ["--proxy-server=http://127.0.0.1:9"]
 
 
 # ---------------------------------------------------------------------------- the toc
@@ -137,22 +142,36 @@ def check_no_cell_errors(html_dir: Path, docs: list[str]) -> list[str]:
     return problems
 
 
+def executed_notebook(cache_dir: Path, source: Path):
+    """The chapter as the build rendered it: `source` with the outputs of its record in the
+    jupyter-cache (matched by its code, as myst-nb does), or None when the cache has none.
+    (In cache mode, myst-nb 1.x writes _build/jupyter_execute's copy without the outputs.)"""
+    import nbformat
+    from jupyter_cache import get_cache
+
+    if not (Path(cache_dir) / "global.db").is_file():
+        return None
+    try:
+        return get_cache(str(cache_dir)).merge_match_into_notebook(nbformat.read(source, 4))[1]
+    except KeyError:
+        return None
+
+
 def check_executed(html_dir: Path, docs: list[str]) -> list[str]:
-    """Every code cell of every notebook page ran: the executed copies that the build keeps
-    in _build/jupyter_execute have an execution count on each code cell (a run that stopped
-    at an error leaves the cells after it without one)."""
+    """Every code cell of every notebook page ran: the executed notebooks in the build's
+    jupyter-cache (next to html_dir) have an execution count on each code cell (a run that
+    stopped at an error leaves the cells after it without one)."""
     problems = []
-    executed = Path(html_dir).parent / "jupyter_execute"
+    cache_dir = Path(html_dir).parent / ".jupyter_cache"
     for d in docs:
         source = ROOT / f"{d}.ipynb"
         if not source.is_file():
             continue
-        nb_path = executed / f"{d}.ipynb"
-        if not nb_path.is_file():
-            problems.append(f"{d}: no executed notebook at {nb_path}")
+        nb = executed_notebook(cache_dir, source)
+        if nb is None:
+            problems.append(f"{d}: no executed notebook in {cache_dir} (tools/book_execute.py)")
             continue
-        cells = json.loads(nb_path.read_text(encoding="utf-8"))["cells"]
-        skipped = [i for i, c in enumerate(cells)
+        skipped = [i for i, c in enumerate(nb.cells)
                    if c["cell_type"] == "code" and "".join(c["source"]).strip()
                    and "skip-execution" not in c.get("metadata", {}).get("tags", [])
                    and c.get("execution_count") is None]
@@ -238,6 +257,62 @@ def find_browser() -> str | None:
     return None
 
 
+def find_driver() -> str | None:
+    "chromedriver, of the same version as the browser: $CHROMEDRIVER, else on PATH (Debian: chromium-driver)."
+    return os.environ.get("CHROMEDRIVER") or shutil.which("chromedriver")
+
+
+def missing_browser() -> str | None:
+    "Why the browser checks cannot run here, or None when they can."
+    if find_browser() is None:
+        return "no Chromium/Chrome found (Debian: apt-get install chromium; or set CHROMIUM)"
+    if find_driver() is None:
+        return "no chromedriver found (Debian: apt-get install chromium-driver; or set CHROMEDRIVER)"
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        return "selenium is not installed (pip install -e '.[dev]')"
+    return None
+
+
+@contextlib.contextmanager
+def chromium(browser: str | None = None, flags=BROWSER_FLAGS, size=(1200, 900)):
+    """Headless Chromium with the network off, driven by Selenium through chromedriver; yields
+    the WebDriver. Every request the pages make is in Chrome's performance log (`requests`)."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    browser, driver = browser or find_browser(), find_driver()
+    if browser is None or driver is None:
+        raise RuntimeError(missing_browser())
+    options = webdriver.ChromeOptions()
+    options.binary_location = browser
+    with tempfile.TemporaryDirectory(prefix="chromium-") as profile:
+        for flag in [*flags, *NETWORK_OFF, f"--user-data-dir={profile}",
+                     f"--window-size={size[0]},{size[1]}"]:
+            options.add_argument(flag)
+        options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
+        session = webdriver.Chrome(options=options, service=Service(executable_path=driver))
+        try:
+            session.set_script_timeout(120)
+            session.set_page_load_timeout(120)
+            session.get("about:blank")                 # leave the start page, forget its requests
+            requests(session)
+            yield session
+        finally:
+            session.quit()
+
+
+def requests(session) -> list[str]:
+    "The URLs the browser asked for since the last call (Chrome's performance log, read and emptied)."
+    urls = []
+    for entry in session.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message.get("method") == "Network.requestWillBeSent":
+            urls.append(message["params"]["request"]["url"])
+    return urls
+
+
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args):
         pass
@@ -256,15 +331,27 @@ def serve(html_dir: Path):
         server.server_close()
 
 
-def dump_dom(browser: str, url: str, budget_ms: int = 20000, timeout: int = 180) -> str:
-    "The DOM of `url` after scripts ran for `budget_ms` of virtual time (MathJax included)."
-    with tempfile.TemporaryDirectory(prefix="chromium-") as profile:
-        cmd = [browser, *BROWSER_FLAGS, f"--user-data-dir={profile}",
-               f"--virtual-time-budget={budget_ms}", "--dump-dom", url]
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    if r.returncode != 0 or "<html" not in r.stdout:
-        raise RuntimeError(f"{browser} failed on {url} (exit {r.returncode}): {r.stderr[-2000:]}")
-    return r.stdout
+# Resolves once MathJax has typeset the page (its startup promise), or at once on a page
+# without it; a MathJax that never starts leaves the math untypeset, which the check reports.
+_MATHJAX_DONE = """const done = arguments[arguments.length - 1];
+const until = Date.now() + arguments[0];
+(function wait() {
+  const mj = window.MathJax;
+  if (mj && mj.startup && mj.startup.promise) {
+    mj.startup.promise.then(() => done('typeset'), (e) => done('failed: ' + e));
+  } else if (!document.querySelector('script[src*="mathjax" i]') || Date.now() > until) {
+    done('no MathJax');
+  } else {
+    setTimeout(wait, 100);
+  }
+})();"""
+
+
+def rendered_dom(session, url: str, wait_ms: int = 60000) -> str:
+    "The DOM of `url` once it has loaded and MathJax has typeset it."
+    session.get(url)
+    session.execute_async_script(_MATHJAX_DONE, wait_ms)
+    return session.execute_script("return document.documentElement.outerHTML")
 
 
 def _text_outside_code(node) -> str:
@@ -278,15 +365,15 @@ def _text_outside_code(node) -> str:
     return "\n".join(out)
 
 
-def check_in_browser(html_dir: Path, docs: list[str], browser: str) -> list[str]:
+def check_in_browser(html_dir: Path, docs: list[str], browser: str | None = None) -> list[str]:
     "Open each toc page in headless Chromium; MathJax must have typeset all math; answers start folded."
     problems = []
-    with serve(html_dir) as base:
+    with serve(html_dir) as base, chromium(browser) as session:
         for d in docs:
             if not page(html_dir, d).is_file():
                 problems.append(f"{d}: not on the site")
                 continue
-            dom = BeautifulSoup(dump_dom(browser, f"{base}{d}.html"), "html.parser")
+            dom = BeautifulSoup(rendered_dom(session, f"{base}{d}.html"), "html.parser")
             main = dom.find("main") or dom
             if not main.find("h1"):
                 problems.append(f"{d}: the browser shows no page title")
@@ -320,11 +407,11 @@ def main(argv=None) -> int:
     html_dir, docs = Path(args.html), toc_docs()
     problems = [p for check in STATIC_CHECKS for p in check(html_dir, docs)]
     if not args.no_browser:
-        browser = find_browser()
-        if browser is None:
-            problems.append("no Chromium/Chrome found (set CHROMIUM=/path/to/chromium)")
+        missing = missing_browser()
+        if missing:
+            problems.append(missing)
         else:
-            problems += check_in_browser(html_dir, docs, browser)
+            problems += check_in_browser(html_dir, docs)
     for p in problems:
         print("PROBLEM:", p)
     print(f"{len(docs)} pages checked, {len(problems)} problems")

@@ -3,149 +3,52 @@
     python tools/figure_check.py [_build/html]
 
 Every page with a figure (`<div class="tf-figure">`, see figures/__init__.py) is opened from a
-local HTTP server in Chromium, driven through the DevTools protocol over a pipe (no extra
-Python package). For each figure, each control is used the way a reader uses it: a click on a
-Plotly button, a click on a Plotly slider's rail, arrow keys on an HTML range input. After
-each, the plot must look different from before (its drawn SVG and images changed). Chromium
-runs behind a proxy that does not exist, so a page that needs the internet cannot get it, and
-every request the page makes is recorded: any request that is not to the local server fails
-the check.
+local HTTP server in Chromium, driven by Selenium through chromedriver (check_site.chromium,
+the browser of the page check too). For each figure, each control is used the way a reader
+uses it: a click on a Plotly button, a click on a Plotly slider's rail, arrow keys on an HTML
+range input. After each, the plot must look different from before (its drawn SVG and images
+changed). Chromium runs behind a proxy that does not exist, so a page that needs the internet
+cannot get it, and every request the page makes is read from Chrome's performance log: any
+request that is not to the local server fails the check.
 """
 from __future__ import annotations
 
-import fcntl
 import hashlib
-import json
-import os
-import subprocess
 import sys
-import tempfile
-import threading
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).parent))
-import check_site  # noqa: E402  (the local server, the browser and its flags)
-NETWORK_OFF = ["--proxy-server=http://127.0.0.1:9"]        # loopback is never proxied
-
-
-class Browser:
-    "Headless Chromium driven over --remote-debugging-pipe (fd 3: commands in, fd 4: replies out)."
-
-    def __init__(self, executable, flags, timeout=60):
-        self.timeout, self._next, self._lock = timeout, 0, threading.Condition()
-        self._replies, self.events = {}, []
-        to_browser = os.pipe()
-        from_browser = os.pipe()
-        # move our ends out of the way of fds 3 and 4, which the child must receive
-        fds = [fcntl.fcntl(fd, fcntl.F_DUPFD, 10) for fd in (*to_browser, *from_browser)]
-        for fd in (*to_browser, *from_browser):
-            os.close(fd)
-        read_in, self._write, self._read, write_out = fds
-
-        def child():
-            os.dup2(read_in, 3)
-            os.dup2(write_out, 4)
-
-        self._profile = tempfile.TemporaryDirectory(prefix="chromium-")
-        self.proc = subprocess.Popen(
-            [executable, *flags, *NETWORK_OFF, "--remote-debugging-pipe",
-             f"--user-data-dir={self._profile.name}", "--window-size=1200,900", "about:blank"],
-            pass_fds=(3, 4), preexec_fn=child, stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        os.close(read_in)
-        os.close(write_out)
-        self._reader = threading.Thread(target=self._read_loop, daemon=True)
-        self._reader.start()
-
-    def _read_loop(self):
-        buf = b""
-        with os.fdopen(self._read, "rb", buffering=0) as f:
-            while chunk := f.read(1 << 16):
-                buf += chunk
-                *messages, buf = buf.split(b"\0")
-                with self._lock:
-                    for raw in messages:
-                        msg = json.loads(raw)
-                        if "id" in msg:
-                            self._replies[msg["id"]] = msg
-                        else:
-                            self.events.append(msg)
-                    self._lock.notify_all()
-
-    def send(self, method, session=None, **params):
-        "Send one DevTools command and wait for its result."
-        with self._lock:
-            self._next += 1
-            i = self._next
-        msg = {"id": i, "method": method, "params": params}
-        if session:
-            msg["sessionId"] = session
-        os.write(self._write, json.dumps(msg).encode() + b"\0")
-        deadline = time.monotonic() + self.timeout
-        with self._lock:
-            while i not in self._replies:
-                if not self._lock.wait(timeout=deadline - time.monotonic()):
-                    raise TimeoutError(f"Chromium did not answer {method} within {self.timeout} s")
-            reply = self._replies.pop(i)
-        if "error" in reply:
-            raise RuntimeError(f"{method}: {reply['error']}")
-        return reply.get("result", {})
-
-    def close(self):
-        try:
-            self.send("Browser.close")
-        except Exception:
-            pass
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-        os.close(self._write)
-        self._profile.cleanup()
+import check_site  # noqa: E402  (the local server and the browser)
 
 
 class Page:
-    "One tab of the browser."
+    "The browser's tab, as the check uses it."
 
-    def __init__(self, browser):
-        self.b = browser
-        target = browser.send("Target.createTarget", url="about:blank")["targetId"]
-        self.session = browser.send("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
-        for domain in ("Page", "Network", "Runtime"):
-            self.send(f"{domain}.enable")
-
-    def send(self, method, **params):
-        return self.b.send(method, session=self.session, **params)
+    def __init__(self, session):
+        self.session = session
 
     def open(self, url, timeout=60):
-        self.send("Page.navigate", url=url)
-        deadline = time.monotonic() + timeout
-        while not self.js(f"location.href === {json.dumps(url)} && document.readyState === 'complete'"):
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"{url} did not finish loading in {timeout} s")
-            time.sleep(0.1)
+        "Load `url` (Selenium waits for the load event)."
+        self.session.set_page_load_timeout(timeout)
+        self.session.get(url)
 
     def js(self, expression):
-        "Evaluate `expression` in the page (promises awaited) and return its value."
-        r = self.send("Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=True)
-        if "exceptionDetails" in r:
-            raise RuntimeError(f"JavaScript error: {r['exceptionDetails'].get('exception', {}).get('description')}")
-        return r["result"].get("value")
+        "Evaluate `expression` in the page and return its value."
+        return self.session.execute_script(f"return ({expression});")
 
     def click(self, x, y):
-        for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
-            self.send("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
+        "A left click at (x, y), in the page's viewport coordinates."
+        from selenium.webdriver.common.actions.action_builder import ActionBuilder
+        actions = ActionBuilder(self.session)
+        actions.pointer_action.move_to_location(round(x), round(y)).click()
+        actions.perform()
 
-    def key(self, key, code, keycode):
-        for kind in ("keyDown", "keyUp"):
-            self.send("Input.dispatchKeyEvent", type=kind, key=key, code=code,
-                      windowsVirtualKeyCode=keycode, nativeVirtualKeyCode=keycode)
-
-    def requests(self):
-        return [ev["params"]["request"]["url"] for ev in self.b.events
-                if ev.get("method") == "Network.requestWillBeSent" and ev.get("sessionId") == self.session]
+    def key(self, key):
+        "Press and release `key` (a selenium Keys value) in the element that has the focus."
+        from selenium.webdriver.common.action_chains import ActionChains
+        ActionChains(self.session).send_keys(key).perform()
 
 
 # What a figure shows: everything Plotly drew in its plot area (heatmap images, lines, bars,
@@ -208,12 +111,13 @@ def _use_control(page, i, control):
         page.click(*control["at"])
         return f"clicked {control['name']} at step {control['target']}"
     if kind == "range":
+        from selenium.webdriver.common.keys import Keys
         page.js(f"document.querySelectorAll('.tf-figure')[{i}]"
                 f".querySelectorAll('input[type=range]')[{control['index']}].focus()")
         if control["value"] < control["max"]:
-            page.key("ArrowRight", "ArrowRight", 39)
+            page.key(Keys.ARROW_RIGHT)
             return f"pressed ArrowRight on slider {control['name']!r}"
-        page.key("ArrowLeft", "ArrowLeft", 37)
+        page.key(Keys.ARROW_LEFT)
         return f"pressed ArrowLeft on slider {control['name']!r}"
     raise ValueError(kind)
 
@@ -242,23 +146,18 @@ def check_page(page, url, name):
     return problems
 
 
-def check_figures(html_dir, pages, browser, flags):
+def check_figures(html_dir, pages, browser=None, flags=check_site.BROWSER_FLAGS):
     """Use every control of every figure on `pages` (paths relative to html_dir, e.g.
     'chapters/01_attention.html'); problems as a list of one-line messages."""
     problems = []
-    with check_site.serve(html_dir) as base:
-        chromium = Browser(browser, flags)
-        try:
-            for name in pages:
-                page = Page(chromium)
-                problems += check_page(page, base + name, name)
-                for url in page.requests():
-                    if not url.startswith((base, "data:", "blob:", "about:")):
-                        problems.append(f"{name}: the page requested {url[:120]} (the site must work offline)")
-                page.b.send("Target.closeTarget",
-                            targetId=page.send("Target.getTargetInfo")["targetInfo"]["targetId"])
-        finally:
-            chromium.close()
+    with check_site.serve(html_dir) as base, check_site.chromium(browser, flags) as session:
+        page = Page(session)
+        for name in pages:
+            check_site.requests(session)                  # forget the requests of earlier pages
+            problems += check_page(page, base + name, name)
+            for url in check_site.requests(session):
+                if not url.startswith((base, "data:", "blob:", "about:")):
+                    problems.append(f"{name}: the page requested {url[:120]} (the site must work offline)")
     return problems
 
 
@@ -271,12 +170,12 @@ def figure_pages(html_dir):
 
 def main(argv=None):
     html_dir = Path((argv or sys.argv[1:] or [ROOT / "_build" / "html"])[0])
-    browser = check_site.find_browser()
-    if browser is None:
-        print("no Chromium/Chrome found (set CHROMIUM=/path/to/chromium)")
+    missing = check_site.missing_browser()
+    if missing:
+        print(missing)
         return 1
     pages = figure_pages(html_dir)
-    problems = check_figures(html_dir, pages, browser, check_site.BROWSER_FLAGS)
+    problems = check_figures(html_dir, pages)
     for p in problems:
         print("PROBLEM:", p)
     print(f"{len(pages)} pages with figures checked, {len(problems)} problems")
