@@ -125,7 +125,7 @@ def load_pieces(folder, use_package=()):
 
 # ---------------------------------------------------------------- the task and the budget
 # chapter 7's toy run: its reversal task (10 symbols, 2 to 8 of them), its model and its budget, which
-# learn the task at every seed (results/toy-seeds.json)
+# learn the task at every seed (results/toy/seeds.json)
 TASK = dict(vocab=14, max_len=8)
 
 

@@ -1,6 +1,6 @@
 """The capstone's reference against a correct set of pieces, seed by seed: the basis of grader.capstone.TOLERANCE.
 
-    python tools/capstone_seeds.py [--seeds 0 1 2 3 4] [--pieces solutions] [--json results/toy-seeds.json]
+    python tools/capstone_seeds.py [--seeds 0 1 2 3 4] [--pieces solutions] [--json results/toy/seeds.json]
 
 For each seed, trains the package's Transformer and the capstone's MyTransformer built from the pieces in
 `--pieces` (the solutions by default: a learner who got everything right) on the capstone's task and
