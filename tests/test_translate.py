@@ -21,8 +21,9 @@ import torch
 
 from transformer.data import Subwords, Vocab
 from transformer.machine import CheckpointError
-from transformer.translate import (PRESETS, InputError, Translator, corpus_scores, load_model, precision_name,
-                                   preset, schedule_name, tokenized_bleu)
+from transformer.cli import PRESETS, preset
+from transformer.shipped import load_model
+from transformer.translate import InputError, Translator, corpus_scores, precision_name, schedule_name, tokenized_bleu
 
 ROOT = Path(__file__).resolve().parents[1]
 FULL = Path(os.environ.get("MULTI30K_DIR") or ROOT.parent / "shared" / "data" / "multi30k")
@@ -43,7 +44,8 @@ def DATA(tmp_path_factory):
 
 def command(name, *args, stdin=None, env=None, timeout=300):
     "Run transformer-<name> (its main function) in a fresh interpreter: CompletedProcess."
-    code = f"import sys; from transformer.translate import {name}_main as m; sys.exit(m())"
+    module = "shipped" if name == "export" else "cli"
+    code = f"import sys; from transformer.{module} import {name}_main as m; sys.exit(m())"
     return subprocess.run([sys.executable, "-c", code, *map(str, args)], input=stdin, text=True, timeout=timeout,
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
                           env={**os.environ, "OMP_NUM_THREADS": "1", **(env or {})})
@@ -134,7 +136,7 @@ def test_unknown_config_is_a_usage_error(tmp_path):
 def test_interrupted_training_resumes_from_its_checkpoint(tmp_path, DATA):
     "Kill the run (SIGKILL) after its first checkpoint; --resume finishes it."
     out = tmp_path / "run"
-    code = "import sys; from transformer.translate import train_main; train_main()"
+    code = "import sys; from transformer.cli import train_main; train_main()"
     args = ["--config", "tiny", "--data", str(DATA), "--out", str(out), "--max-steps", "400", "--no-progress"]
     proc = subprocess.Popen([sys.executable, "-c", code, *args], cwd=ROOT, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, env={**os.environ, "OMP_NUM_THREADS": "1"})

@@ -47,9 +47,9 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from transformer.attention import causal_mask, padding_mask
 from transformer.model import Transformer, TransformerConfig
-from transformer.machine import cpu_capability, matmul_gflops
+from transformer.cli import PRESETS
+from transformer.machine import cpu_capability, describe_machine, matmul_gflops
 from transformer.training import LabelSmoothingLoss
-from transformer.translate import PRESETS, _hardware
 
 
 RESTRICTIONS = ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA", "MKL_ENABLE_INSTRUCTIONS")   # kernels switched off
@@ -216,7 +216,7 @@ def main(argv=None):
             rates[name].append(args.steps * n * args.tgt_len / (time.perf_counter() - start))
 
     base = statistics.median(rates[next(iter(rates))])
-    hardware = _hardware(args.device)                                 # names the CPU's threads and capability
+    hardware = describe_machine(args.device)                                 # names the CPU's threads and capability
     print(f"preset {args.preset}: {model_kw}; batches of {n} sentences x {args.tgt_len} target tokens; {hardware}")
     if peak:
         print(f"fp32 matrix-product peak measured here: {peak:,.0f} GFLOP/s")

@@ -18,8 +18,9 @@ import time
 import torch
 
 from transformer.data import load_split
-from transformer.machine import cpu_capability
-from transformer.translate import ALPHA, _hardware, load_model
+from transformer.machine import cpu_capability, describe_machine
+from transformer.shipped import load_model
+from transformer.translate import ALPHA
 
 
 def parse_args(argv=None):
@@ -56,7 +57,7 @@ def main(argv=None):
                      "seconds": round(seconds, 2), "sentences_per_s": round(len(sources) / seconds, 1)})
         print(f"{rows[-1]['decoding']:>8}: {len(sources)} sentences in {seconds:.2f} s, "
               f"{rows[-1]['sentences_per_s']} sentences/s")
-    result = {"model": str(a.model or "shipped (models/de-en-cpu)"), "hardware": _hardware("cpu"),
+    result = {"model": str(a.model or "shipped (models/de-en-cpu)"), "hardware": describe_machine("cpu"),
               "threads": torch.get_num_threads(), "cpu": cpu_capability(), "precision": "fp32",
               "batch": a.batch, "kv_cache": True, "results": rows}
     print(f"machine: {result['hardware']}; precision fp32; batches of up to {a.batch} sentences")
