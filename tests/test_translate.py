@@ -23,7 +23,7 @@ from transformer.data import Subwords, Vocab
 from transformer.machine import CheckpointError
 from transformer.cli import PRESETS, preset
 from transformer.shipped import load_model
-from transformer.translate import InputError, Translator, corpus_scores, precision_name, schedule_name, tokenized_bleu
+from transformer.translate import InputError, Translator, corpus_scores, schedule_name, tokenized_bleu
 
 ROOT = Path(__file__).resolve().parents[1]
 FULL = Path(os.environ.get("MULTI30K_DIR") or ROOT.parent / "shared" / "data" / "multi30k")
@@ -242,13 +242,6 @@ def test_corpus_scores_bounds():
     assert short["length_ratio"] == pytest.approx(6 / 13)
     assert short["brevity_penalty"] == pytest.approx(math.exp(1 - 13 / 6))
     assert corpus_scores(refs, refs)["brevity_penalty"] == 1.0
-
-
-def test_precision_names():
-    assert precision_name({"amp": True}) == "bf16" and precision_name({"amp": False}, "NVIDIA H100") == "fp32"
-    assert precision_name({"amp": "auto"}, "NVIDIA H100 80GB HBM3") == "bf16"
-    assert precision_name({"amp": "auto"}, "AMD EPYC 9B14 CPU, 2 cores") == "fp32"
-    assert precision_name(None) == precision_name({}) == "fp32"
 
 
 def test_sub_words_translate_any_character(run):
