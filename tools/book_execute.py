@@ -62,15 +62,15 @@ def cache_path(root: Path = ROOT) -> Path:
     return (root / path).resolve()
 
 
-def chapters(root: Path = ROOT) -> list[Path]:
-    "The notebooks of _toc.yml (Markdown pages have nothing to execute)."
+def toc_docs(root: Path = ROOT) -> list[str]:
+    "Document names listed in _toc.yml (root first), without suffix: 'chapters/01_attention'."
     toc = yaml.safe_load((root / "_toc.yml").read_text())
-    files = [toc["root"]]
+    docs = [toc["root"]]
 
     def walk(entries):
         for e in entries or []:
             if "file" in e:
-                files.append(e["file"])
+                docs.append(e["file"])
             walk(e.get("sections"))
             walk(e.get("chapters"))
             for part in e.get("parts") or []:
@@ -79,7 +79,12 @@ def chapters(root: Path = ROOT) -> list[Path]:
     walk(toc.get("chapters"))
     for part in toc.get("parts") or []:
         walk(part.get("chapters"))
-    paths = [root / (f if f.endswith(".ipynb") else f"{f}.ipynb") for f in files]
+    return [str(Path(d).with_suffix("")) if Path(d).suffix in {".ipynb", ".md"} else d for d in docs]
+
+
+def chapters(root: Path = ROOT) -> list[Path]:
+    "The notebooks of _toc.yml (Markdown pages have nothing to execute)."
+    paths = [root / f"{doc}.ipynb" for doc in toc_docs(root)]
     return [p for p in paths if p.is_file()]
 
 

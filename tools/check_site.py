@@ -56,24 +56,8 @@ NETWORK_OFF = ["--proxy-server=http://127.0.0.1:9"]
 
 
 # ---------------------------------------------------------------------------- the toc
-def toc_docs(root: Path = ROOT) -> list[str]:
-    "Document names listed in _toc.yml (root first), without suffix: 'chapters/01_attention'."
-    toc = yaml.safe_load((root / "_toc.yml").read_text())
-    docs = [toc["root"]]
-
-    def walk(entries):
-        for e in entries or []:
-            if "file" in e:
-                docs.append(e["file"])
-            walk(e.get("sections"))
-            walk(e.get("chapters"))
-            for part in e.get("parts") or []:
-                walk(part.get("chapters"))
-
-    walk(toc.get("chapters"))
-    for part in toc.get("parts") or []:
-        walk(part.get("chapters"))
-    return [str(Path(d).with_suffix("")) if Path(d).suffix in {".ipynb", ".md"} else d for d in docs]
+# one reader of _toc.yml for the build and its checks
+from book_execute import toc_docs  # noqa: E402
 
 
 def page(html_dir: Path, doc: str) -> Path:
