@@ -344,7 +344,7 @@ def test_list_beam_search_with_a_wide_beam_equals_exhaustive_search(seed, max_le
     model = random_model(seed=seed, vocab=6)
     for row in torch.tensor([[4, 5, 5, 4], [5, 4, 0, 0]]):
         exhaustive = brute_force(model, row, max_len, alpha)
-        ranked = beam_search_lists(model, row[row != PAD], BOS, EOS, max_len, K=len(exhaustive), alpha=alpha)
+        ranked = beam_search_lists(model, row[row != PAD], BOS, EOS, max_len, beam_size=len(exhaustive), alpha=alpha)
         assert [tokens for tokens, _ in ranked[:5]] == [y for _, y in exhaustive[:5]]
         assert [s for _, s in ranked[:5]] == pytest.approx([s for s, _ in exhaustive[:5]], abs=1e-5)
 
@@ -358,7 +358,7 @@ def test_list_beam_search_equals_the_batched_one(K):
     for ban in ((), (UNK, chosen)):
         hyps, scores = beam_search(model, SRC, BOS, EOS, 10, beam_size=K, n_best=K, ban=ban)
         for b, row in enumerate(SRC):
-            ranked = beam_search_lists(model, row[row != PAD], BOS, EOS, 10, K=K, ban=ban)
+            ranked = beam_search_lists(model, row[row != PAD], BOS, EOS, 10, beam_size=K, ban=ban)
             assert [tokens for tokens, _ in ranked] == hyps[b]
             assert [s for _, s in ranked] == pytest.approx(scores[b], abs=1e-5)
             if ban: assert not set(ban) & {t for tokens, _ in ranked for t in tokens}
@@ -367,7 +367,7 @@ def test_list_beam_search_equals_the_batched_one(K):
 
 def test_list_beam_search_trace_keeps_the_k_best_candidates():
     model, K, steps = random_model(seed=8, vocab=8), 3, []
-    ranked = beam_search_lists(model, SRC[0], BOS, EOS, 6, K=K, trace=steps)
+    ranked = beam_search_lists(model, SRC[0], BOS, EOS, 6, beam_size=K, trace=steps)
     assert 1 <= len(steps) <= 6
     for t, step in enumerate(steps):
         kept = [sc for _, sc, k in step if k]

@@ -299,7 +299,7 @@ def test_snapshots_are_averaged(run):
     last = torch.load(run / "checkpoint.pt", weights_only=True)["model"]
     assert not torch.equal(avg["model"]["generator.weight"], last["generator.weight"])
     t = Translator.load(run / "averaged.pt", "cpu")
-    assert t.info["weights"] == "average of 2" and isinstance(t.translate(["Ein Hund."], beam=2)[0], str)
+    assert t.info["weights"] == "average of 2" and isinstance(t.translate(["Ein Hund."], beam_size=2)[0], str)
 
 
 def test_schedule_names():
@@ -369,8 +369,8 @@ def test_batched_translation_keeps_order_and_matches_one_by_one(run):
     sentences = ["Ein Mann mit einem roten Hut sitzt auf einer Bank im Park.", "Zwei Hunde.",
                  "Eine Frau spielt Gitarre.", "Kinder."]
     for beam in (1, 3):
-        together = t.translate(sentences, beam=beam)
-        assert together == [t.translate([s], beam=beam)[0] for s in sentences]
+        together = t.translate(sentences, beam_size=beam)
+        assert together == [t.translate([s], beam_size=beam)[0] for s in sentences]
 
 
 def test_unk_is_banned_unless_allowed(run, tmp_path, DATA):
@@ -385,11 +385,11 @@ def test_unk_is_banned_unless_allowed(run, tmp_path, DATA):
         return shifted
     sentences = ["Ein Mann mit einem roten Hut sitzt auf einer Bank im Park.", "Zwei Hunde spielen im Schnee."]
     t.model.decode = unk_logit_plus(-math.inf)   # the reference for greedy: a model that cannot score <unk>
-    reference = t.translate(sentences, beam=1, unk=True)
+    reference = t.translate(sentences, beam_size=1, unk=True)
     t.model.decode = unk_logit_plus(30.0)        # a model that prefers <unk> everywhere
     for beam in (1, 3):
-        assert all("<unk>" in out for out in t.translate(sentences, beam=beam, unk=True))
-        banned = t.translate(sentences, beam=beam)
+        assert all("<unk>" in out for out in t.translate(sentences, beam_size=beam, unk=True))
+        banned = t.translate(sentences, beam_size=beam)
         assert not any("<unk>" in out for out in banned)
         if beam == 1:                            # greedy with the ban picks the best token other than <unk>
             assert banned == reference

@@ -144,8 +144,8 @@ def length_penalty(length, alpha=0.6):
 
 # %% ../chapters/08_decoding.ipynb #6a956d03
 @torch.no_grad()
-def beam_search_lists(model, src_row, bos_id, eos_id, max_len, K=4, alpha=0.6, ban=(),
-                      trace=None):
+def beam_search_lists(model, src_row, bos_id, eos_id, max_len, beam_size=4, alpha=0.6,
+                      ban=(), trace=None):
     """One sentence (len_s,), no padding -> [(tokens, score), ...], best first, no eos.
     Ids in ban are never generated; a list trace gets [(hyp, score, kept)] per step."""
     pad_id, was_training = model.cfg.pad_id, model.training
@@ -162,7 +162,7 @@ def beam_search_lists(model, src_row, bos_id, eos_id, max_len, K=4, alpha=0.6, b
             candidates += [(tokens + [token], logp + token_logp)
                            for token, token_logp in enumerate(step.tolist())
                            if token_logp > -math.inf]
-        best = sorted(candidates, key=score, reverse=True)[:K]  # the K best of all
+        best = sorted(candidates, key=score, reverse=True)[:beam_size]   # of them all
         if trace is not None:
             trace.append([(h, score(h), h in best) for h in candidates])
         finished = [h for h in best if h[0][-1] == eos_id]

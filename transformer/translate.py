@@ -86,7 +86,7 @@ def output_budget(model, len_s):
     return min(int(1.5 * len_s) + 10, model.cfg.max_len - 1)  # English: ~1.1x German
 
 @torch.no_grad()
-def _decode_ids(model, sources, beam=4, alpha=ALPHA, batch_size=64, unk=False):
+def _decode_ids(model, sources, beam_size=4, alpha=ALPHA, batch_size=64, unk=False):
     """Lists of source ids -> lists of target ids, in order, decoded in batches of
     sources of one length; `<unk>` only if `unk`."""
     ban = () if unk else (Vocab.unk_id,)     # chapter 8: a banned id is never generated
@@ -96,8 +96,8 @@ def _decode_ids(model, sources, beam=4, alpha=ALPHA, batch_size=64, unk=False):
         # (batch, len_s): sources of one length, no padding
         src = torch.tensor([sources[i] for i in chunk], device=device)
         max_len = output_budget(model, src.size(1))
-        if beam > 1:                         # the best of each sentence's n-best list
-            nbest = beam_search(model, src, bos, eos, max_len, beam_size=beam,
+        if beam_size > 1:                    # the best of each sentence's n-best list
+            nbest = beam_search(model, src, bos, eos, max_len, beam_size=beam_size,
                                 alpha=alpha, ban=ban)[0]
             hyps = [n[0] for n in nbest]
         else:
@@ -129,10 +129,10 @@ class Translator:
         translator.info = _checkpoint_info(state, model)
         return translator
 
-    def translate(self, sentences, beam=4, alpha=ALPHA, unk=False):
+    def translate(self, sentences, beam_size=4, alpha=ALPHA, unk=False):
         "German sentences -> English sentences (InputError on the first bad one)."
         sources = [self.encode(s) for s in sentences]
-        return self.translate_ids(sources, beam, alpha, unk=unk)
+        return self.translate_ids(sources, beam_size, alpha, unk=unk)
 
     def encode(self, sentence):
         "German sentence -> source ids ending in <eos>; bad input raises InputError."
@@ -149,11 +149,11 @@ class Translator:
                              f"of {limit - 1}")
         return ids
 
-    def translate_ids(self, sources, beam=4, alpha=ALPHA, batch_size=64,
+    def translate_ids(self, sources, beam_size=4, alpha=ALPHA, batch_size=64,
                       unk=False):
         """Lists of source ids -> English sentences, decoded in batches of sources of
         one length; `<unk>` only if `unk`."""
-        outputs = _decode_ids(self.model, sources, beam, alpha, batch_size, unk)
+        outputs = _decode_ids(self.model, sources, beam_size, alpha, batch_size, unk)
         return [self.pipeline.sentence(ids) for ids in outputs]
 
 # %% ../chapters/10_translation.ipynb #be1ba8c6
@@ -198,15 +198,15 @@ def corpus_scores(hypotheses, references):
             "chrf_signature": str(chrf.get_signature())}
 
 # %% ../chapters/10_translation.ipynb #d1bf4768
-def score_split(translator, pairs, beam=4, alpha=ALPHA, unk=False):
+def score_split(translator, pairs, beam_size=4, alpha=ALPHA, unk=False):
     "Translate (german, english) pairs and score them: (hypotheses, result dict)."
     start, limit = time.time(), translator.model.cfg.max_len
     # test sentences may hold characters never seen in training: they become <unk>, not
     # errors; a source longer than the model's positions keeps its first limit-1 tokens
     sources = [ids[:limit - 1] + [Vocab.eos_id]
                for ids in translator.pipeline.source_ids([de for de, _ in pairs])]
-    hyps = translator.translate_ids(sources, beam, alpha, unk=unk)
-    return hyps, {"sentences": len(pairs), "beam": beam, "alpha": alpha,
+    hyps = translator.translate_ids(sources, beam_size, alpha, unk=unk)
+    return hyps, {"sentences": len(pairs), "beam": beam_size, "alpha": alpha,
                   "unk": "allowed" if unk else "banned",
                   "decode_s": round(time.time() - start, 1),
                   **corpus_scores(hyps, [en for _, en in pairs])}
