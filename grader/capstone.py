@@ -173,7 +173,7 @@ def train_and_score(make_model, seed=0, steps=None):
     reversal task and return its exact-match accuracy on held-out sequences (greedy decoding with the
     package's decoder, without a cache). Both models of `compare` thus start from the same weights and see
     the same batches and the same dropout seed: a correct model follows the package's run closely."""
-    from transformer.decoding import greedy_decode
+    from transformer.generation import greedy_decode
     from transformer.loop import TrainConfig, train
     from transformer.training import TOY_TRAIN, make_batch
     cfg = config()

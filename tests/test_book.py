@@ -198,8 +198,8 @@ def test_pages_in_headless_chromium(html, docs):
     assert check_site.check_in_browser(html, docs) == []
 
 
-FIGURE_CHAPTERS = ["01_attention", "02_multi_head", "03_embeddings", "06_model", "08_decoding",
-                   "09_multi30k", "10_translation"]
+FIGURE_CHAPTERS = ["01_attention", "02_multi_head", "03_embeddings", "06_model", "08_generation",
+                   "09_subwords", "10_translation"]
 
 
 def test_interactive_figures_in_headless_chromium(html):

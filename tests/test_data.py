@@ -1,31 +1,13 @@
 """Multi30k loading, tokenization and vocabularies (transformer.data). Never touches the network."""
-import gzip, os, shutil
+import gzip, shutil
 from collections import Counter
 from pathlib import Path
 import pytest
 import spacy
 from transformer.data import (DataError, Tokenizer, Vocab, SPECIALS, JOIN, multi30k_dir, load_split, read_lines,
-                              split_files, fetch_url, encode_pairs)
+                              split_files, fetch_url, pair_ids, unk_rate)
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def shared_data():
-    "The offline copy of Multi30k: $MULTI30K_DIR, else ../shared/data/multi30k next to the repository."
-    for d in [os.environ.get("MULTI30K_DIR"), ROOT.parent / "shared" / "data" / "multi30k"]:
-        if d and (Path(d) / "train.de.gz").is_file():
-            return Path(d)
-    pytest.skip("Multi30k files not found (set MULTI30K_DIR)")
-
-
-@pytest.fixture(scope="module")
-def data_dir():
-    return shared_data()
-
-
-@pytest.fixture(scope="module")
-def train(data_dir):
-    return load_split("train", data_dir)
 
 
 def raw_lines(path):                      # an independent reader: bytes, decoded and split by hand
@@ -137,8 +119,8 @@ def test_vocab_min_freq_specials_unk():
     v = Vocab.build(lists, min_freq=2)
     assert v.itos == ["<pad>", "<unk>", "<bos>", "<eos>", "a", "b"]
     assert (v.pad_id, v.unk_id, v.bos_id, v.eos_id) == (0, 1, 2, 3) and len(v) == 6
-    assert v.encode(["a", "c", "zzz"], bos=True, eos=True) == [2, 4, 1, 1, 3]
-    assert v.decode([2, 4, 5, 0, 3, 4]) == ["a", "b"]            # <bos>/<pad> dropped, stops at <eos>
+    assert v.ids(["a", "c", "zzz"], bos=True, eos=True) == [2, 4, 1, 1, 3]
+    assert v.tokens([2, 4, 5, 0, 3, 4]) == ["a", "b"]            # <bos>/<pad> dropped, stops at <eos>
     assert Vocab.build(lists, min_freq=1).itos[4:] == ["a", "b", "c", "d"]
     assert Vocab.build(lists, min_freq=1, max_size=2).itos[4:] == ["a", "b"]
     assert "a" in v and "c" not in v
@@ -159,108 +141,16 @@ def test_vocab_from_train_and_round_trip(train, tmp_path):
     assert w.itos == v.itos and w.stoi == v.stoi
 
 
-def test_encode_pairs(train):
+def test_pair_ids(train):
     de, en = Tokenizer("de"), Tokenizer("en")
     vd, ve = Vocab.build(de.tokenize_many([p[0] for p in train[:500]])), Vocab.build(en.tokenize_many([p[1] for p in train[:500]]))
-    pairs = encode_pairs(train[:3], de, en, vd, ve)
+    pairs = pair_ids(train[:3], de, en, vd, ve)
     for (s, t), (sd, se) in zip(pairs, train[:3]):
         assert s == [vd.stoi.get(x, 1) for x in de(sd)] + [3]
         assert t == [ve.stoi.get(x, 1) for x in en(se)]
 
 
-# ------------------------------------------------------------------------------------------ sub-words (BPE)
-def naive_bpe(word_counts, n_merges):
-    """Brute-force BPE: recount every pair of every word before each merge; ties to the pair whose symbols were
-    made first (bytes by code point, merged symbols in order). Slow, obviously right."""
-    from transformer.data import BYTE_ALPHABET
-    words = {tuple(w): c for w, c in word_counts.items()}
-    made = list(BYTE_ALPHABET)
-    merges = []
-    for _ in range(n_merges):
-        pairs = Counter()
-        for w, c in words.items():
-            for p in zip(w, w[1:]): pairs[p] += c
-        if not pairs: break
-        best = min(pairs, key=lambda p: (-pairs[p], made.index(p[0]), made.index(p[1])))
-        merges.append(best)
-        if best[0] + best[1] not in made: made.append(best[0] + best[1])
-        new = {}
-        for w, c in words.items():
-            out, i = [], 0
-            while i < len(w):
-                if w[i:i + 2] == best: out.append(w[i] + w[i + 1]); i += 2
-                else: out.append(w[i]); i += 1
-            new[tuple(out)] = new.get(tuple(out), 0) + c
-        words = new
-    return merges
-
-
-def test_learn_bpe_matches_brute_force_and_breaks_ties_by_age():
-    from transformer.data import learn_bpe
-    assert learn_bpe({"ab": 1, "cd": 1}, 1) == [("a", "b")]          # a tie: 'a' is older than 'c'
-    assert learn_bpe({"cd": 2, "ab": 1}, 1) == [("c", "d")]          # counts first
-    assert learn_bpe({"aaaa": 1}, 2) == [("a", "a"), ("aa", "aa")]   # overlapping pairs: left to right
-    words = Counter("der die das dem den ein eine einem einer Hund Hunde Hunden Hündin rennt rennen "
-                    "Männer Mann Frau Frauen spielen spielt Spiel aaa aaaa abab".split() * 3 + ["Hund"] * 5)
-    from transformer.data import byte_words
-    counts = Counter(w for s, c in words.items() for w in byte_words(s) for _ in range(c))
-    assert learn_bpe(counts, 60) == naive_bpe(counts, 60)
-
-
-def test_readable_bpe_and_the_library_agree(train, data_dir):
-    "The same merges in the same order, and the same pieces for every validation sentence (held out)."
-    from transformer.data import Subwords, apply_bpe, byte_words, learn_bpe
-    sentences = [s for p in train for s in p]
-    library = Subwords.learn(sentences, vocab_size=3000)
-    counts = Counter(w for s in sentences for w in byte_words(s))
-    merges = library.merges
-    assert len(library) == 3000 and len(merges) > 2500
-    assert learn_bpe(counts, len(merges)) == merges
-    rank = {p: r for r, p in enumerate(merges)}
-    for de, en in load_split("val", data_dir):
-        for s in (de, en):
-            assert library.pieces(s) == [p for w in byte_words(s) for p in apply_bpe(w, rank)]
-
-
-def test_sub_words_round_trip_every_training_pair_and_any_text(train):
-    from transformer.data import Subwords
-    sub = Subwords.learn([s for p in train for s in p], vocab_size=8000)
-    for side in (0, 1):
-        sentences = [p[side] for p in train]
-        ids = sub.ids(sentences)
-        assert all(sub.text(i) == s for i, s in zip(ids, sentences))
-        assert Subwords.unk_id not in {t for i in ids for t in i}
-    odd = ["  two  spaces, a tab\\t and one at the end ", "字 ☃ 🐕 \u200b é (combining)", "\x00\x7f", ""]
-    assert [sub.text(i) for i in sub.ids(odd)] == odd
-    ids = sub.ids(["Zwei Hunde."])[0]
-    assert sub.text([Subwords.bos_id] + ids + [Subwords.eos_id] + ids + [Subwords.pad_id]) == "Zwei Hunde."
-    assert Subwords.from_str(sub.to_str()).ids(["Ein Hund 🐕."]) == sub.ids(["Ein Hund 🐕."])
-
-
-def test_readable_shows_bytes_as_text():
-    from transformer.data import BYTE_ALPHABET, _BYTE_OF, byte_words, readable
-    assert sorted(_BYTE_OF) == list(BYTE_ALPHABET) and sorted(_BYTE_OF.values()) == list(range(256))
-    assert [readable(w) for w in byte_words("Ein Mann über der Straße")] == ["▁Ein", "▁Mann", "▁über", "▁der",
-                                                                          "▁Straße"]
-    dog = byte_words("🐕")[0]                                       # a space and four bytes
-    assert readable(dog) == "▁🐕" and readable(dog[:2]) == "▁\\xf0"
-
-
-def test_pipelines_share_one_interface_and_survive_a_checkpoint(train):
-    import json
-    from transformer.data import Subwords, SubwordPipeline, WordPipeline, pipeline_from_state
-    pairs = train[:2000]
-    word, bpe = WordPipeline.learn(pairs), SubwordPipeline.learn(pairs, 1000)
-    de, en = "Ein Mann mit einem Schutzhelm.", "A man with a hard hat."
-    assert bpe.sizes == (1000, 1000) and bpe.shared and not word.shared
-    assert word.sizes == (len(word.src_vocab), len(word.tgt_vocab))
-    for pipe in (word, bpe):
-        again = pipeline_from_state(json.loads(json.dumps(pipe.state())))
-        assert type(again) is type(pipe) and again.sizes == pipe.sizes
-        assert again.source_ids([de]) == pipe.source_ids([de]) and again.target_ids([en]) == pipe.target_ids([en])
-        assert pipe.sentence(pipe.target_ids([en])[0] + [Vocab.eos_id, 9]) == en
-    assert word.unseen("Ein ☃ Mann") == ["☃"] and bpe.unseen("Ein ☃ Mann") == []
-    assert "".join(bpe.source_pieces(bpe.source_ids([de])[0])) == "▁" + de.replace(" ", "▁")
-    # checkpoints from before sub-words keep their word vocabularies at the top of `extra`
-    old = {"vocab": {"de": word.src_vocab.itos, "en": word.tgt_vocab.itos}, "src_chars": "abc"}
-    assert isinstance(pipeline_from_state(old), WordPipeline)
+def test_unk_rate_counts_tokens_the_vocabulary_lacks():
+    v = Vocab(list(SPECIALS) + ["a", "b"])
+    assert unk_rate(v, [["a", "x"], ["b", "b", "y", "z"]]) == 3 / 6
+    assert unk_rate(v, [["a"], []]) == 0.0 and unk_rate(v, []) == 0.0

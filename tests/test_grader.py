@@ -236,8 +236,8 @@ def test_the_classic_mistakes_are_among_the_wrong_answers():
 def test_the_beam_search_models_make_greedy_decoding_wrong():
     "The hand-built models of question 8.5 do what their docstrings say, per the package's own decoders."
     import torch
-    from grader.questions import decoding as D
-    from transformer.decoding import beam_search, greedy_decode
+    from grader.questions import generation as D
+    from transformer.generation import beam_search, greedy_decode
     src = torch.tensor([[D.A]])
     def best(model, **kw):
         hyps, _ = beam_search(model, src, D.BOS, D.EOS, 8, use_cache=False, **kw)
@@ -389,22 +389,22 @@ FORBIDDEN = {   # (chapter, question, code after the header): each uses what the
     "noam_from_the_package": ("07", 5, "from transformer.training import learning_rate\n\n"
                                        "def noam_lr(step, d_model, warmup, factor=1.0):\n"
                                        "    return learning_rate(step, d_model, warmup, factor)\n"),
-    "greedy_as_a_beam_of_one": ("08", 1, "from transformer.decoding import beam_search\n\n"
+    "greedy_as_a_beam_of_one": ("08", 1, "from transformer.generation import beam_search\n\n"
                                          "def greedy_decode(model, src, bos_id, eos_id, max_len):\n"
                                          "    return [h[0] for h in beam_search(model, src, bos_id, eos_id, max_len, beam_size=1)[0]]\n"),
-    "greedy_as_cold_sampling": ("08", 1, "import transformer.decoding as D\n\n"
+    "greedy_as_cold_sampling": ("08", 1, "import transformer.generation as D\n\n"
                                          "def greedy_decode(model, src, bos_id, eos_id, max_len):\n"
                                          "    return D.sample(model, src, bos_id, eos_id, max_len, temperature=0)\n"),
-    "package_beam_search": ("08", 5, "from transformer import decoding\n\n"
+    "package_beam_search": ("08", 5, "from transformer import generation\n\n"
                                      "def beam_search(model, src, bos_id, eos_id, max_len, beam_size=4, alpha=0.6):\n"
-                                     "    hyps, scores = decoding.beam_search(model, src, bos_id, eos_id, max_len, beam_size, alpha,\n"
+                                     "    hyps, scores = generation.beam_search(model, src, bos_id, eos_id, max_len, beam_size, alpha,\n"
                                      "                                        use_cache=False)\n"
                                      "    return hyps[0][0], scores[0][0]\n"),
     # the package's own object under the learner's name: no learner code runs when the grader calls it
     "package_imported_as_is": ("01", 1, "from transformer.attention import causal_mask\n"),
     "package_class_renamed": ("07", 3, "from transformer.training import LabelSmoothingLoss as reference\n"
                                        "LabelSmoothingLoss = reference\n"),
-    "package_wrapped_in_partial": ("08", 6, "import functools\nfrom transformer.decoding import sampling_probs as reference\n"
+    "package_wrapped_in_partial": ("08", 6, "import functools\nfrom transformer.generation import sampling_probs as reference\n"
                                             "sampling_probs = functools.partial(reference)\n"),
     "model_encode": ("06", 1, "from transformer.attention import causal_mask, padding_mask\n\n"
                               "def transformer_forward(model, src, tgt, pad_id):\n"

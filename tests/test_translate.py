@@ -19,7 +19,8 @@ import pytest
 import spacy
 import torch
 
-from transformer.data import Subwords, Vocab
+from transformer.data import Vocab
+from transformer.subwords import Subwords
 from transformer.machine import CheckpointError
 from transformer.cli import PRESETS, preset
 from transformer.shipped import load_model
@@ -252,7 +253,7 @@ def test_sub_words_translate_any_character(run):
     assert r.returncode == 1 and len(out) == 4 and out[0] and out[3] and out[1] == out[2] == ""
     assert [e.split(":")[1].strip() for e in err] == ["line 2", "line 3"]
     t = Translator.load(run / "checkpoint.pt", "cpu")
-    ids = t.encode("Ein 🐕.")
+    ids = t.sentence_ids("Ein 🐕.")
     assert Vocab.unk_id not in ids and ids[-1] == Vocab.eos_id and len(ids) >= 6    # the emoji: 4 byte pieces
 
 
@@ -261,8 +262,8 @@ def test_translator_input_checks(word_run):
     for bad, msg in [("", "empty"), ("   ", "empty"), ("Ein ☃.", "never seen"),
                      (" ".join(["Hund"] * 400), "maximum")]:
         with pytest.raises(InputError, match=msg):
-            t.encode(bad)
-    ids = t.encode("Ein Hund.")
+            t.sentence_ids(bad)
+    ids = t.sentence_ids("Ein Hund.")
     assert ids[-1] == Vocab.eos_id and all(isinstance(i, int) for i in ids)
 
 

@@ -43,7 +43,7 @@ def main(argv=None):
     if a.threads: torch.set_num_threads(a.threads)
     translator = load_model(a.model, "cpu")
     german = [de for de, _ in load_split(a.split, a.data)[:a.sentences]]
-    sources = [translator.encode(s) for s in german]
+    sources = [translator.sentence_ids(s) for s in german]
     rows = []
     for beam in (1, a.beam):
         translator.translate_ids(sources[:a.batch], beam, ALPHA, a.batch)          # warm-up

@@ -241,7 +241,7 @@ def translate_main(argv=None):
         lines, good, bad = _read_lines(a.text), [], 0
         for n, line in enumerate(lines, 1):
             try:
-                good.append((n, translator.encode(line)))
+                good.append((n, translator.sentence_ids(line)))
             except InputError as e:
                 print(f"error: line {n}: {e}", file=sys.stderr)
                 bad += 1

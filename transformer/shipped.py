@@ -12,7 +12,8 @@ from pathlib import Path
 import torch
 from safetensors import safe_open
 from safetensors.torch import save_file
-from .data import load_split, pipeline_from_state
+from .data import load_split
+from .subwords import pipeline_from_state
 from .model import Transformer, TransformerConfig
 from .machine import (CheckpointError, describe_machine, load_checkpoint,
                                  save_checkpoint)

@@ -69,8 +69,8 @@ def make_batch(examples, pad_id, bos_id, eos_id, device=None):
     tgt_in = pad([[bos_id] + list(t) for _, t in examples])            # (batch, len_t)
     tgt_out = pad([list(t) + [eos_id] for _, t in examples])           # (batch, len_t)
     src_mask = padding_mask(src, pad_id)  # (batch, 1, 1, len_s)
-    # (batch, 1, len_t, len_t)
-    tgt_mask = padding_mask(tgt_in, pad_id) & causal_mask(tgt_in.size(1), device)
+    tgt_mask = (padding_mask(tgt_in, pad_id)                  # (batch, 1, len_t, len_t)
+                & causal_mask(tgt_in.size(1), device))
     n_tokens = sum(len(t) + 1 for _, t in examples)
     return Batch(src, tgt_in, tgt_out, src_mask, tgt_mask, n_tokens)
 
@@ -78,23 +78,19 @@ def make_batch(examples, pad_id, bos_id, eos_id, device=None):
 def smoothed_targets(target, vocab, smoothing=0.1, pad_id=0):
     """The label-smoothed target distribution (..., vocab): 1 - smoothing on the target,
     smoothing shared by the other non-pad tokens."""
-    # (..., vocab)
     q = torch.full((*target.shape, vocab), smoothing / (vocab - 2),
                    device=target.device)
     q.scatter_(-1, target.unsqueeze(-1), 1.0 - smoothing)
     q[..., pad_id] = 0.0  # <pad> is never a right answer
-    # padding positions have no target at all
-    return q.masked_fill((target == pad_id).unsqueeze(-1), 0.0)
+    return q.masked_fill((target == pad_id).unsqueeze(-1), 0.0)  # padding: no target
 
 # %% ../chapters/07_training.ipynb #b27712f9
 def _smoothed_loss(logp, target, smoothing, pad_id):
     """Mean over the non-pad positions of -sum_v q_v log p_v, from log-probabilities
     (batch, len, vocab)."""
-    # (batch, len): -log p(target)
-    nll = -logp.gather(-1, target.unsqueeze(-1)).squeeze(-1)
+    nll = -logp.gather(-1, target.unsqueeze(-1)).squeeze(-1)        # (batch, len)
     # the other tokens, pad excluded: minus the sum of their log-probabilities
     others = -(logp.sum(-1) - logp[..., pad_id]) - nll               # (batch, len)
-    # (batch, len)
     loss = (1 - smoothing) * nll + smoothing / (logp.size(-1) - 2) * others
     real = target != pad_id
     return loss[real].sum() / real.sum().clamp(min=1)
@@ -129,14 +125,12 @@ class _FusedSmoothedLoss(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad_loss):
         logp, target = ctx.saved_tensors
-        # off: q of a wrong token
         eps, pad, off = ctx.smoothing, ctx.pad_id, ctx.smoothing / (logp.size(-1) - 2)
-        grad = logp.exp() - off  # p - q, for every wrong non-pad token
+        grad = logp.exp() - off  # p - q for every wrong non-pad token (off: their q)
         grad[..., pad] += off                                          # q(<pad>) = 0
         grad.scatter_add_(-1, target.unsqueeze(-1),                    # q(y) = 1 - eps
                           torch.full_like(logp[..., :1], off - (1 - eps)))
-        # (batch, len, 1): padding gets no gradient
-        real = (target != pad).unsqueeze(-1)
+        real = (target != pad).unsqueeze(-1)          # (batch, len, 1): pad gets none
         grad.mul_(real * (grad_loss / real.sum().clamp(min=1)))
         return grad.to(ctx.dtype), None, None, None
 
@@ -269,8 +263,7 @@ def evaluate(model, examples, pad_id, bos_id, eos_id, max_tokens=4096, smoothing
     for indices in sampler:
         b = make_batch([examples[i] for i in indices], pad_id, bos_id, eos_id, device)
         with torch.autocast(device.type, torch.bfloat16, enabled=bf16):
-            # (batch, len_t, vocab)
-            logits = model(b.src, b.tgt_in, b.src_mask, b.tgt_mask)
+            logits = model(b.src, b.tgt_in, b.src_mask, b.tgt_mask)  # (batch, len, V)
         loss_sum += criterion(logits, b.tgt_out).item() * b.n_tokens
         nll_sum += F.cross_entropy(logits.float().flatten(0, 1), b.tgt_out.flatten(),
                                    ignore_index=pad_id, reduction="sum").item()

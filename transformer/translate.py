@@ -9,11 +9,11 @@ __all__ = ['ALPHA', 'InputError', 'prepare_data', 'schedule_name', 'output_budge
 # %% ../chapters/10_translation.ipynb #cd962ecb
 import sys, time
 import torch
-from .data import (DataError, SubwordPipeline, Tokenizer, Vocab,
-                              WordPipeline, load_split, pipeline_from_state)
+from .data import DataError, Tokenizer, Vocab, WordPipeline, load_split
+from .subwords import SubwordPipeline, pipeline_from_state
 from .model import Transformer, TransformerConfig, count_parameters
 from .machine import CheckpointError, load_checkpoint
-from .decoding import beam_search, greedy_decode
+from .generation import beam_search, greedy_decode
 
 # %% ../chapters/10_translation.ipynb #69ff7bee
 class InputError(ValueError):
@@ -29,12 +29,12 @@ def prepare_data(data_dir=None, vocab="bpe", vocab_size=8000, min_freq=2, max_le
     elif vocab == "word": pipeline = WordPipeline.learn(pairs["train"], min_freq)
     else: raise ValueError(f"vocab must be bpe or word, not {vocab!r}")
     # source + <eos>; the target gets <bos>/<eos> in make_batch
-    def encode(split):
+    def ids_of(split):
         src = pipeline.source_ids([p[0] for p in pairs[split]])
         tgt = pipeline.target_ids([p[1] for p in pairs[split]])
         return [(s + [Vocab.eos_id], t) for s, t in zip(src, tgt)
                 if len(s) + 1 <= max_len and len(t) + 1 <= max_len]
-    return {"pipeline": pipeline, "train": encode("train"), "val": encode("val")}
+    return {"pipeline": pipeline, "train": ids_of("train"), "val": ids_of("val")}
 
 # %% ../chapters/10_translation.ipynb #f5fcd3b8
 def schedule_name(train_config, plan=None):
@@ -86,7 +86,7 @@ def output_budget(model, len_s):
     return min(int(1.5 * len_s) + 10, model.cfg.max_len - 1)  # English: ~1.1x German
 
 @torch.no_grad()
-def _decode_ids(model, sources, beam_size=4, alpha=ALPHA, batch_size=64, unk=False):
+def _search_ids(model, sources, beam_size=4, alpha=ALPHA, batch_size=64, unk=False):
     """Lists of source ids -> lists of target ids, in order, decoded in batches of
     sources of one length; `<unk>` only if `unk`."""
     ban = () if unk else (Vocab.unk_id,)     # chapter 8: a banned id is never generated
@@ -131,10 +131,10 @@ class Translator:
 
     def translate(self, sentences, beam_size=4, alpha=ALPHA, unk=False):
         "German sentences -> English sentences (InputError on the first bad one)."
-        sources = [self.encode(s) for s in sentences]
+        sources = [self.sentence_ids(s) for s in sentences]
         return self.translate_ids(sources, beam_size, alpha, unk=unk)
 
-    def encode(self, sentence):
+    def sentence_ids(self, sentence):
         "German sentence -> source ids ending in <eos>; bad input raises InputError."
         if not sentence.strip():
             raise InputError("empty line")
@@ -153,7 +153,7 @@ class Translator:
                       unk=False):
         """Lists of source ids -> English sentences, decoded in batches of sources of
         one length; `<unk>` only if `unk`."""
-        outputs = _decode_ids(self.model, sources, beam_size, alpha, batch_size, unk)
+        outputs = _search_ids(self.model, sources, beam_size, alpha, batch_size, unk)
         return [self.pipeline.sentence(ids) for ids in outputs]
 
 # %% ../chapters/10_translation.ipynb #be1ba8c6

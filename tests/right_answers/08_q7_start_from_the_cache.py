@@ -1,7 +1,7 @@
 # Question 7 (3 points): find the bug: greedy_with_cache
 # RIGHT: the new token's position read from the cache (the positions it holds), eos ignored as asked.
 from transformer.attention import padding_mask
-from transformer.decoding import KVCache
+from transformer.generation import KVCache
 
 @torch.no_grad()
 def greedy_with_cache(model, src, bos_id, max_len):

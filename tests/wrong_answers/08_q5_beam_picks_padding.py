@@ -1,7 +1,7 @@
 # Question 5 (4 points): beam_search
 # WRONG: padding is not left out of the candidates: where the model gives <pad> the highest probability, a beam of pads wins.
 from transformer.attention import causal_mask, padding_mask
-from transformer.decoding import length_penalty
+from transformer.generation import length_penalty
 
 @torch.no_grad()
 def beam_search(model, src, bos_id, eos_id, max_len, beam_size=4, alpha=0.6, ban=()):

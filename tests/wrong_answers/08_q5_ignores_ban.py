@@ -1,7 +1,7 @@
 # Question 5 (4 points): beam_search
 # WRONG: `ban` is accepted but never applied: a banned <unk> that the model likes best still wins.
 from transformer.attention import causal_mask, padding_mask
-from transformer.decoding import length_penalty
+from transformer.generation import length_penalty
 
 @torch.no_grad()
 def beam_search(model, src, bos_id, eos_id, max_len, beam_size=4, alpha=0.6, ban=()):

@@ -1,7 +1,7 @@
 # Question 5 (4 points): beam_search
 # WRONG: at max_len only the finished hypotheses are considered; an open one with a better score is ignored.
 from transformer.attention import causal_mask, padding_mask
-from transformer.decoding import length_penalty
+from transformer.generation import length_penalty
 
 @torch.no_grad()
 def beam_search(model, src, bos_id, eos_id, max_len, beam_size=4, alpha=0.6, ban=()):

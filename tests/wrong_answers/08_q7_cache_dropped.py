@@ -1,7 +1,7 @@
 # Question 7 (3 points): find the bug: greedy_with_cache
 # WRONG: "fixed" by dropping the cache: the right tokens, but the decoder reruns the whole prefix at every step.
 from transformer.attention import causal_mask, padding_mask
-from transformer.decoding import KVCache
+from transformer.generation import KVCache
 
 @torch.no_grad()
 def greedy_with_cache(model, src, bos_id, max_len):

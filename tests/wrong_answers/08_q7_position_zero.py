@@ -1,7 +1,7 @@
 # Question 7 (3 points): find the bug: greedy_with_cache
 # WRONG: the bug left in: without `start`, every new token gets the positional encoding of position 0.
 from transformer.attention import padding_mask
-from transformer.decoding import KVCache
+from transformer.generation import KVCache
 
 @torch.no_grad()
 def greedy_with_cache(model, src, bos_id, max_len):

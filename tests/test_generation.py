@@ -1,4 +1,4 @@
-"""Tests for transformer.decoding: greedy decoding, beam search, sampling and the key/value cache.
+"""Tests for transformer.generation: greedy decoding, beam search, sampling and the key/value cache.
 
 The references are written independently of the code under test: the full model run on the
 whole prefix (no cache, no batching), an exhaustive search over every possible output, a
@@ -15,21 +15,13 @@ import torch.nn.functional as F
 from torch.testing import assert_close
 
 from transformer.attention import causal_mask, padding_mask
-from transformer.decoding import (KVCache, beam_search, beam_search_lists, decode_step, greedy_decode,
+from transformer.generation import (KVCache, beam_search, beam_search_lists, decode_step, greedy_decode,
                                   length_penalty, sample, sampling_probs)
 from transformer.model import Transformer, TransformerConfig
+from training_helpers import one_thread  # noqa: F401 (an autouse fixture: tiny models run on one thread)
 
 PAD, UNK, BOS, EOS = 0, 1, 2, 3
 SRC = torch.tensor([[5, 6, 4, 7, 6, 5], [7, 4, 4, 0, 0, 0], [6, 6, 5, 7, 0, 0], [4, 5, 0, 0, 0, 0]])
-
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    "Tiny models: one thread is as fast and does not suffer when the CPU is shared."
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 def random_model(seed=8, vocab=8, d_model=32, n_layers=2, **kw):

@@ -6,15 +6,15 @@ decoding is not allowed to stop at <eos>. Three runs are timed, each --repeats t
 warm-up, and the median is printed:
 
   greedy, no cache   the decoder runs over the whole prefix at every step
-  greedy, cache      keys and values of earlier positions are kept (transformer.decoding.KVCache)
+  greedy, cache      keys and values of earlier positions are kept (transformer.generation.KVCache)
   beam K, cache      beam search with K beams, cached
 
 Nothing is asserted: this prints what it measures.
 
 examples:
-  python tools/bench_decoding.py                       # base model, batch 8, 64 tokens
-  python tools/bench_decoding.py --size mid --repeats 5
-  python tools/bench_decoding.py --threads 1 --batch 1
+  python tools/bench_generation.py                       # base model, batch 8, 64 tokens
+  python tools/bench_generation.py --size mid --repeats 5
+  python tools/bench_generation.py --threads 1 --batch 1
 """
 import argparse
 import statistics
@@ -24,7 +24,7 @@ import time
 import torch
 from tqdm import tqdm
 
-from transformer.decoding import beam_search, greedy_decode
+from transformer.generation import beam_search, greedy_decode
 from transformer.model import Transformer, TransformerConfig, count_parameters
 
 SIZES = {"small": dict(d_model=128, n_layers=2, h=4, d_ff=512),

@@ -4,11 +4,11 @@ from types import SimpleNamespace
 
 import torch
 
-from transformer.decoding import beam_search, greedy_decode, length_penalty, sampling_probs
+from transformer.generation import beam_search, greedy_decode, length_penalty, sampling_probs
 from transformer.model import Transformer, TransformerConfig
 from ..checks import Miss, check_choices, check_number, need, question, rand, same
 
-NOTEBOOK = "08_decoding"
+NOTEBOOK = "08_generation"
 QUESTIONS = []
 
 PAD, UNK, BOS, EOS = 0, 1, 2, 3    # the special ids of chapters 7 and 8; real tokens start at 4
@@ -99,8 +99,8 @@ def show(ids):
 
 
 # ---------------------------------------------------------------- 1: greedy decoding
-SEARCH_FORBID = ["transformer.decoding.greedy_decode", "transformer.decoding.decode_step",
-                 "transformer.decoding._generate", "transformer.decoding.beam_search", "transformer.decoding.sample"]
+SEARCH_FORBID = ["transformer.generation.greedy_decode", "transformer.generation.decode_step",
+                 "transformer.generation._generate", "transformer.generation.beam_search", "transformer.generation.sample"]
 
 
 @question(QUESTIONS, 1, 3, "greedy_decode", forbid=SEARCH_FORBID)
@@ -158,7 +158,7 @@ def q3(ns):
 
 
 # ---------------------------------------------------------------- 4: length penalty
-@question(QUESTIONS, 4, 1, "length_penalty", forbid=["transformer.decoding.length_penalty"])
+@question(QUESTIONS, 4, 1, "length_penalty", forbid=["transformer.generation.length_penalty"])
 def q4(ns):
     f = need(ns, "length_penalty", "function")
     for length in (1, 2, 7, 40):
@@ -184,7 +184,7 @@ def best(model, src, max_len, beam_size, alpha, ban=()):
     return hyps[0][0], scores[0][0]
 
 
-@question(QUESTIONS, 5, 4, "beam_search", forbid=["transformer.decoding.beam_search"])
+@question(QUESTIONS, 5, 4, "beam_search", forbid=["transformer.generation.beam_search"])
 def q5(ns):
     f = need(ns, "beam_search", "function")
     trap, longer, one = greedy_trap(), long_or_short(), torch.tensor([[A]])
@@ -239,7 +239,7 @@ def per_row(logits, temperature, **kw):
 
 
 @question(QUESTIONS, 6, 3, "sampling_probs",
-          forbid=["transformer.decoding.sampling_probs", "transformer.decoding.sample"])
+          forbid=["transformer.generation.sampling_probs", "transformer.generation.sample"])
 def q6(ns):
     f = need(ns, "sampling_probs", "function")
     rows = rand(40, 12, seed=1) * 2                               # 40 random next-token distributions over 12 tokens

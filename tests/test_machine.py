@@ -1,0 +1,115 @@
+"""Tests for transformer.machine (chapter 11): checkpoints, precision chosen by measurement, the time plan, the CPU
+description."""
+from pathlib import Path
+
+import pytest
+import torch
+from torch import nn
+import transformer.machine as machine
+from transformer.machine import (CheckpointError, choose_precision, load_checkpoint, matmul_gflops, plan_updates,
+                                 save_checkpoint)
+from training_helpers import FAST_BF16, FakeClock, SLOW_BF16
+from training_helpers import one_thread  # noqa: F401 (an autouse fixture)
+
+
+def test_checkpoint_round_trip(tmp_path):
+    state = {"step": 7, "w": torch.randn(3, 3), "nested": {"list": [1, 2.5, "x", None], "t": (1, 2)}}
+    save_checkpoint(tmp_path / "sub" / "ck.pt", state)
+    loaded = load_checkpoint(tmp_path / "sub" / "ck.pt")
+    assert loaded["step"] == 7 and torch.equal(loaded["w"], state["w"]) and loaded["nested"] == state["nested"]
+    assert [p.name for p in (tmp_path / "sub").iterdir()] == ["ck.pt"]
+
+
+def test_save_is_atomic(tmp_path, monkeypatch):
+    path = tmp_path / "ck.pt"
+    save_checkpoint(path, {"step": 1, "w": torch.ones(4)})
+    real_save = torch.save
+
+    def dies_halfway(obj, f, *args, **kw):
+        f.write(b"half a checkpoint")
+        raise OSError("disk full")
+
+    monkeypatch.setattr(torch, "save", dies_halfway)
+    with pytest.raises(OSError, match="disk full"):
+        save_checkpoint(path, {"step": 2, "w": torch.zeros(4)})
+    monkeypatch.setattr(torch, "save", real_save)
+    old = load_checkpoint(path)
+    assert old["step"] == 1 and torch.equal(old["w"], torch.ones(4))
+    assert [p.name for p in tmp_path.iterdir()] == ["ck.pt"]     # no temporary file left behind
+
+
+def test_missing_and_corrupt_checkpoints(tmp_path):
+    with pytest.raises(CheckpointError, match="no checkpoint at .*nothing.pt"):
+        load_checkpoint(tmp_path / "nothing.pt")
+    (tmp_path / "garbage.pt").write_bytes(b"\x00\x01 certainly not a checkpoint")
+    with pytest.raises(CheckpointError, match="garbage.pt is corrupt or unreadable"):
+        load_checkpoint(tmp_path / "garbage.pt")
+    save_checkpoint(tmp_path / "good.pt", {"w": torch.randn(100, 100)})
+    data = (tmp_path / "good.pt").read_bytes()
+    (tmp_path / "truncated.pt").write_bytes(data[: len(data) // 2])
+    with pytest.raises(CheckpointError, match="truncated.pt"):
+        load_checkpoint(tmp_path / "truncated.pt")
+    torch.save([1, 2, 3], tmp_path / "list.pt")
+    with pytest.raises(CheckpointError, match="not a dict"):
+        load_checkpoint(tmp_path / "list.pt")
+    torch.save({"obj": nn.Linear(2, 2)}, tmp_path / "pickled_module.pt")   # needs full unpickling
+    with pytest.raises(CheckpointError, match="pickled_module.pt"):
+        load_checkpoint(tmp_path / "pickled_module.pt")
+    (tmp_path / "a_directory.pt").mkdir()
+    with pytest.raises(CheckpointError):
+        load_checkpoint(tmp_path / "a_directory.pt")
+
+
+def never(*args):
+    raise AssertionError("must not be measured")
+
+
+def test_choose_precision_with_faked_measurements():
+    assert choose_precision("auto", "cpu", never, SLOW_BF16)[0] == "fp32"           # no update timed at all
+    assert choose_precision("auto", "cpu", lambda bf16: 0.5 if bf16 else 1.0, FAST_BF16)[0] == "bf16"
+    assert choose_precision("auto", "cpu", lambda bf16: 1.5 if bf16 else 1.0, FAST_BF16)[0] == "fp32"
+    assert choose_precision("auto", "cpu", lambda bf16: 0.95 if bf16 else 1.0, FAST_BF16)[0] == "fp32"  # < 10%
+    assert choose_precision("fp32", "cpu", never, never) == ("fp32", "asked for")
+    assert choose_precision("bf16", "cpu", never, never) == ("bf16", "asked for")
+    choice, reason = choose_precision("auto", "cpu", lambda bf16: 0.25 if bf16 else 0.5, FAST_BF16)
+    assert "0.250 s in bf16" in reason and "0.500 s in fp32" in reason
+    with pytest.raises(ValueError, match="auto, fp32 or bf16"):
+        choose_precision("fp16", "cpu", never, never)
+
+
+@pytest.mark.parametrize("supported,expected", [(True, "bf16"), (False, "fp32")])
+def test_choose_precision_on_cuda_asks_the_gpu(monkeypatch, supported, expected):
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda *a, **k: supported)
+    assert choose_precision("auto", "cuda", never, never)[0] == expected
+
+
+def test_matmul_gflops_divides_the_products_flops_by_its_best_time(monkeypatch):
+    "With a clock that ticks 2 ms per reading, each product takes 2 ms: (n, n) @ (n, 4n) is 8 n^3 FLOPs."
+    monkeypatch.setattr(machine, "time", FakeClock(0.002))
+    assert matmul_gflops(torch.float32, n=64) == pytest.approx(8 * 64 ** 3 / 0.002 / 1e9)
+    monkeypatch.undo()
+    assert 0 < matmul_gflops(torch.bfloat16, n=64) < 1e6                  # and the real clock gives a speed
+
+
+def test_plan_updates_from_a_fake_throughput():
+    # 600 s budget, 3% reserve: 582 s usable; 40 updates took 42 s; 540 s left at 0.5 s each = 1080 more
+    assert plan_updates(600, 42, 40, 0.5) == 40 + 1080
+    assert plan_updates(600, 42, 40, 2.0) == 40 + 270                # a machine four times slower plans a quarter
+    assert plan_updates(600, 42, 40, 0.5, most=500) == 500           # a cap from max_steps
+    assert plan_updates(600, 700, 40, 0.5) == 40                     # over budget already: no more updates
+    assert plan_updates(600, 0, 0, 1.0, reserve=0.0) == 600
+
+
+def test_cpu_capability_names_level_bf16_instructions_and_restrictions(monkeypatch):
+    for k in ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA", "MKL_ENABLE_INSTRUCTIONS"):
+        monkeypatch.delenv(k, raising=False)
+    monkeypatch.setattr(torch.backends.cpu, "get_cpu_capability", lambda: "AVX2")
+    text = machine.cpu_capability()
+    try:
+        flags = set(Path("/proc/cpuinfo").read_text().split())
+    except OSError:
+        flags = set()
+    bf16 = [f for f in ("amx_bf16", "avx512_bf16", "bf16") if f in flags]
+    assert text == "AVX2, " + (" ".join(bf16) if bf16 else "no bf16 instructions")
+    monkeypatch.setenv("ONEDNN_MAX_CPU_ISA", "AVX2")
+    assert machine.cpu_capability().endswith("(restricted: ONEDNN_MAX_CPU_ISA=AVX2)")
