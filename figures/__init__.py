@@ -58,7 +58,7 @@ _LOOKUP_JS = """
       return value;
     }).join("|");
     var row = table[key];
-    Plotly.restyle(gd, {y: [row.y], text: [row.text]}, [%(trace)d]);
+    Plotly.restyle(gd, row.restyle || {y: [row.y], text: [row.text]}, [%(trace)d]);
     root.querySelector(".tf-caption").textContent = row.caption;
   }
   root.querySelectorAll("input").forEach(function (input) {
@@ -72,8 +72,9 @@ def lookup_figure(fig, values, table, start, trace=0):
     """A Plotly figure driven by HTML sliders, one per entry of `values` (name -> list of values).
 
     `table` maps every combination, written "v1|v2|..." in the order of `values`, to a dict
-    with the new `y` and `text` of trace `trace` and a one-line `caption`. `start` gives each
-    slider's initial value; the figure must already show that combination.
+    with a one-line `caption` and either the new `y` and `text` of trace `trace` or `restyle`,
+    any attributes of that trace as Plotly.restyle takes them (e.g. {"z": [rows], "x": [labels]}).
+    `start` gives each slider's initial value; the figure must already show that combination.
     """
     root, plot = f"tf-{uuid.uuid4().hex[:12]}", f"tf-{uuid.uuid4().hex[:12]}"
     missing = [k for k in _combinations(values) if k not in table]

@@ -250,7 +250,8 @@ def test_sub_words_translate_any_character(run):
     lines = ["Ein 字 Hund ☃ 🐕.", "", " ".join(["Hund"] * 300), "Zwei Hunde."]
     r = command("translate", "--checkpoint", run / "checkpoint.pt", "--beam", 2, stdin="\n".join(lines) + "\n")
     out, err = r.stdout.split("\n")[:-1], r.stderr.strip().splitlines()
-    assert r.returncode == 1 and len(out) == 4 and out[0] and out[3] and out[1] == out[2] == ""
+    # lines 1 and 4 are translated (what a 40-update model writes may be empty); 2 and 3 fail
+    assert r.returncode == 1 and len(out) == 4 and out[1] == out[2] == ""
     assert [e.split(":")[1].strip() for e in err] == ["line 2", "line 3"]
     t = Translator.load(run / "checkpoint.pt", "cpu")
     ids = t.sentence_ids("Ein 🐕.")
