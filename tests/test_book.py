@@ -198,8 +198,9 @@ def test_pages_in_headless_chromium(html, docs):
     assert check_site.check_in_browser(html, docs) == []
 
 
-FIGURE_CHAPTERS = ["01_attention", "02_multi_head", "03_embeddings", "06_model", "08_generation",
-                   "09_subwords", "10_translation"]
+FIGURE_CHAPTERS = ["00_why_attention", "01_attention", "02_multi_head", "03_embeddings", "04_encoder",
+                   "06_model", "08_generation", "09_subwords", "10_translation"]
+MIN_FIGURES = 12       # interactive figures across the book (issue 22)
 
 
 def test_interactive_figures_in_headless_chromium(html):
@@ -209,5 +210,7 @@ def test_interactive_figures_in_headless_chromium(html):
     pages = figure_check.figure_pages(html)
     missing = [c for c in FIGURE_CHAPTERS if f"chapters/{c}.html" not in pages]
     assert not missing, f"chapters without an interactive figure: {missing}"
+    count = sum((html / p).read_text(encoding="utf-8").count('<div class="tf-figure"') for p in pages)
+    assert count >= MIN_FIGURES, f"{count} interactive figures in the book, fewer than {MIN_FIGURES}"
     need_browser()
     assert figure_check.check_figures(html, pages) == []
