@@ -36,14 +36,31 @@ class Interactive:
         return self.html
 
 
-def _plotly_div(fig, div_id):
+def _plotly_div(fig, div_id, post_script=None):
     inline = os.environ.get(SITE_ENV) != "1"        # the book's pages load plotly.min.js
-    return fig.to_html(full_html=False, include_plotlyjs=inline, div_id=div_id, config=CONFIG)
+    return fig.to_html(full_html=False, include_plotlyjs=inline, div_id=div_id, config=CONFIG,
+                       post_script=post_script)
 
 
-def interactive(fig):
-    "A Plotly figure (its sliders and buttons included) as self-contained HTML."
-    return Interactive(f'<div class="tf-figure">{_plotly_div(fig, f"tf-{uuid.uuid4().hex[:12]}")}</div>')
+# A click on a point whose customdata is a button's number does what that button does.
+_CLICK_JS = """
+var gd = document.getElementById('{plot_id}');
+gd.on('plotly_click', function (event) {
+  var b = event.points[0].customdata, menu = gd.layout.updatemenus[0];
+  if (b === undefined || !menu.buttons[b]) return;
+  Plotly.update(gd, menu.buttons[b].args[0], menu.buttons[b].args[1]);
+  Plotly.relayout(gd, {'updatemenus[0].active': b});
+});
+"""
+
+
+def interactive(fig, clickable=False):
+    """A Plotly figure (its sliders and buttons included) as self-contained HTML. With
+    `clickable`, clicking a point whose customdata is n does what button n of the first
+    button row does (the button stays the way to reach it from the keyboard)."""
+    div = _plotly_div(fig, f"tf-{uuid.uuid4().hex[:12]}", _CLICK_JS if clickable else None)
+    mark = ' data-clickable="1"' if clickable else ""     # tools/figure_check.py clicks points
+    return Interactive(f'<div class="tf-figure"{mark}>{div}</div>')
 
 
 _LOOKUP_JS = """

@@ -128,3 +128,29 @@ def test_bpe_merges_shows_one_level_at_a_time():
     steps = fig.layout.sliders[0].steps
     assert [s.label for s in steps] == ["0", "3", "9"]
     assert [s.args[0]["visible"] for s in steps] == [[True, False, False], [False, True, False], [False, False, True]]
+
+
+def clickable_figure():
+    "Two points; a click on a point does what its button does (shows that point's label)."
+    import plotly.graph_objects as go
+    fig = go.Figure(go.Scatter(x=[1, 3], y=[1, 1], mode="markers", marker=dict(size=40),
+                               customdata=[0, 1]))
+    buttons = [dict(label=name, method="update", args=[{}, {"title.text": f"picked {name}"}])
+               for name in ("left", "right")]
+    fig.update_layout(title="picked left", xaxis=dict(range=[0, 4]), yaxis=dict(range=[0, 2]),
+                      updatemenus=[dict(type="buttons", buttons=buttons, active=0)])
+    return fig
+
+
+def test_the_browser_check_clicks_the_points_of_a_clickable_figure(tmp_path, monkeypatch):
+    need_browser()
+    monkeypatch.delenv(figures.SITE_ENV, raising=False)
+    good = figures.interactive(clickable_figure(), clickable=True)._repr_html_()
+    dead = good.replace("if (b === undefined || !menu.buttons[b]) return;", "return;")
+    assert dead != good                                           # the points do nothing
+    assert "data-clickable" in good and 'data-clickable' not in figures.interactive(
+        clickable_figure())._repr_html_()
+    (tmp_path / "good.html").write_text(f"<html><body>{good}</body></html>")
+    (tmp_path / "dead.html").write_text(f"<html><body>{dead}</body></html>")
+    problems = figure_check.check_figures(tmp_path, ["good.html", "dead.html"])
+    assert problems == ["dead.html: figure 1: clicked point 1 (button 1), and the figure did not change"], problems

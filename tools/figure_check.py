@@ -6,7 +6,8 @@ Every page with a figure (`<div class="tf-figure">`, see figures/__init__.py) is
 local HTTP server in Chromium, driven by Selenium through chromedriver (check_site.chromium,
 the browser of the page check too). For each figure, each control is used the way a reader
 uses it: a click on a Plotly button, a click on a Plotly slider's rail, arrow keys on an HTML
-range input. After each, the plot must look different from before (its drawn SVG and images
+range input, and in a clickable figure a click on each point that stands for a button. After
+each, the plot must look different from before (its drawn SVG and images
 changed). Chromium runs behind a proxy that does not exist, so a page that needs the internet
 cannot get it, and every request the page makes is read from Chrome's performance log: any
 request that is not to the local server fails the check.
@@ -85,6 +86,18 @@ _CONTROLS = """(() => {
     out.push({kind: 'slider', name: 'slider ' + i, target: target,
               at: [x, rail.top + rail.height / 2]});
   });
+  if (fig.dataset.clickable) {
+    // points that stand for buttons (figures.interactive(..., clickable=True)): click one
+    // point per button, each a different one from the button active before it
+    let last = gd._fullLayout.updatemenus[0].active;
+    const data = gd.data[0].customdata;
+    fig.querySelectorAll('g.scatterlayer path.point').forEach((p, j) => {
+      if (data[j] === last || out.some(o => o.kind === 'point' && o.button === data[j])) return;
+      out.push({kind: 'point', name: 'point ' + j, button: data[j],
+                at: centre(p.getBoundingClientRect())});
+      last = data[j];
+    });
+  }
   fig.querySelectorAll('input[type=range]').forEach((inp, i) => {
     out.push({kind: 'range', name: inp.dataset.name || 'range ' + i, index: i,
               value: +inp.value, max: +inp.max});
@@ -107,6 +120,9 @@ def _use_control(page, i, control):
     if kind == "button":
         page.click(*control["at"])
         return f"clicked button {control['name']!r}"
+    if kind == "point":
+        page.click(*control["at"])
+        return f"clicked {control['name']} (button {control['button']})"
     if kind == "slider":
         page.click(*control["at"])
         return f"clicked {control['name']} at step {control['target']}"
