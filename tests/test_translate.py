@@ -483,3 +483,30 @@ def test_bench_translate_prints_speeds(folder, DATA, tmp_path):
     assert [row["decoding"] for row in result["results"]] == ["greedy", "beam 2"]
     assert all(row["sentences"] == 6 and row["sentences_per_s"] > 0 for row in result["results"])
     assert result["precision"] == "fp32" and "CPU" in result["hardware"] and "sentences/s" in r.stdout
+
+
+def test_snapshots_keep_more_than_they_average_and_average_any_spacing(tmp_path):
+    "Snapshots keeps `keep`, averages the newest `last` that are `every` apart; the tool does the same."
+    from torch import nn
+    from transformer.machine import load_checkpoint, save_checkpoint
+    from transformer.shipped import Snapshots
+    model = nn.Linear(2, 1, bias=False)
+    snaps = Snapshots(model, tmp_path / "snapshots", every=10, last=2, keep=5)
+    for step in range(10, 90, 10):                            # 8 snapshots, weights = step
+        with torch.no_grad(): model.weight.fill_(step)
+        snaps({"step": step, "train_loss": 1.0})
+        snaps({"step": step, "valid_loss": 1.0})               # validations keep nothing
+    kept = sorted(int(f.stem[4:]) for f in (tmp_path / "snapshots").glob("step*.pt"))
+    assert kept == [40, 50, 60, 70, 80]
+    save_checkpoint(tmp_path / "checkpoint.pt", {"model": model.state_dict(), "model_config": {},
+                                                 "train_config": {}, "extra": {}, "step": 80, "elapsed_s": 1})
+    assert snaps.write_average(tmp_path / "checkpoint.pt", tmp_path / "a.pt") == 2
+    assert load_checkpoint(tmp_path / "a.pt")["model"]["weight"].eq(75).all()       # (70 + 80) / 2
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+    import average_snapshots
+    assert average_snapshots.main([str(tmp_path), "--every", "20", "--last", "3"]) == 0
+    averaged = load_checkpoint(tmp_path / "averaged-20x3.pt")
+    assert averaged["model"]["weight"].eq(60).all()                                   # 40, 60, 80
+    assert averaged["extra"]["averaged"] == ["step00000040", "step00000060", "step00000080"]
+    assert average_snapshots.main([str(tmp_path), "--every", "20", "--last", "4"]) == 1   # only 3
+    assert not (tmp_path / "averaged-20x4.pt").exists()

@@ -85,6 +85,9 @@ def _add_train_overrides(p):
                    help="entries of the sub-word vocabulary (default: the preset's)")
     p.add_argument("--dropout", type=float, help="dropout of the model (default: the "
                    "preset's)")
+    p.add_argument("--keep-snapshots", type=int, help="keep the newest this many "
+                   "snapshots (default: the preset's averaged number), to average "
+                   "others later with tools/average_snapshots.py")
     p.add_argument("--compile", action="store_true",
                    help="torch.compile the model (worth it on a GPU; slow to start)")
 
@@ -185,7 +188,8 @@ def train_main(argv=None):
             *pipeline.sizes, **{**model_kw, "dropout": options["dropout"]},
             share_embeddings=pipeline.shared))
         extra = _run_extra(data, a.config, cfg.device, options)
-        snapshots = Snapshots(model, out / "snapshots", **PRESETS[a.config]["average"])
+        snapshots = Snapshots(model, out / "snapshots", **PRESETS[a.config]["average"],
+                              keep=a.keep_snapshots)
         history = _train_in_group(model, data, cfg, a.resume, extra,
                                   _announcer(cfg, snapshots))
         if int(os.environ.get("RANK", "0")) == 0:

@@ -22,23 +22,24 @@ from .translate import ALPHA, Translator, _cli, score_split
 # %% ../chapters/10_shipped.ipynb #63cf8e76
 class Snapshots:
     """Training callback: keep the model's weights every `every` updates (the newest
-    `last`), then average them."""
-    def __init__(self, model, folder, every, last):
+    `keep`, at least `last`), then average the newest `last` of those `every` apart."""
+    def __init__(self, model, folder, every, last, keep=None):
         self.model, self.folder = model, Path(folder)
-        self.every, self.last = every, last
+        self.every, self.last, self.keep = every, last, max(keep or last, last)
 
     def __call__(self, record):
         if "train_loss" not in record or record["step"] % self.every: return
         self.folder.mkdir(parents=True, exist_ok=True)
         save_checkpoint(self.folder / f"step{record['step']:08d}.pt",
                         {"model": self.model.state_dict()})
-        for old in sorted(self.folder.glob("step*.pt"))[:-self.last]:
+        for old in sorted(self.folder.glob("step*.pt"))[:-self.keep]:
             old.unlink()
 
     def write_average(self, checkpoint, dest):
         """Average the kept snapshots into a copy of `checkpoint` at `dest` (without
         optimizer state); returns how many."""
-        files = sorted(self.folder.glob("step*.pt"))[-self.last:]
+        files = [f for f in sorted(self.folder.glob("step*.pt"))
+                 if int(f.stem[len("step"):]) % self.every == 0][-self.last:]
         if len(files) < 2: return 0
         states = [load_checkpoint(f)["model"] for f in files]
         state = load_checkpoint(checkpoint)

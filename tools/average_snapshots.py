@@ -1,0 +1,37 @@
+"""Average a finished run's kept snapshots another way than its preset did.
+
+    python tools/average_snapshots.py runs/NAME --every 80 --last 10 [--out PATH]
+
+The run must have kept them (`transformer-train --keep-snapshots K`). Writes the average of
+the newest `last` snapshots whose update numbers are multiples of `every`, as
+`averaged-<every>x<last>.pt` in the run's folder by default; evaluate it with
+`transformer-evaluate --checkpoint PATH`.
+"""
+import argparse
+import sys
+from pathlib import Path
+
+from transformer.shipped import Snapshots
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("run", help="the run's folder (checkpoint.pt and snapshots/)")
+    p.add_argument("--every", type=int, required=True, help="updates between the snapshots")
+    p.add_argument("--last", type=int, required=True, help="how many snapshots to average")
+    p.add_argument("--out", help="where to write (default: RUN/averaged-EVERYxLAST.pt)")
+    a = p.parse_args(argv)
+    run = Path(a.run)
+    out = Path(a.out) if a.out else run / f"averaged-{a.every}x{a.last}.pt"
+    n = Snapshots(None, run / "snapshots", a.every, a.last).write_average(run / "checkpoint.pt", out)
+    if n < a.last:
+        out.unlink(missing_ok=True)
+        print(f"error: {run / 'snapshots'} holds {n} snapshots {a.every} updates apart, not {a.last}",
+              file=sys.stderr)
+        return 1
+    print(f"{out}: the average of {n} snapshots {a.every} updates apart")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
