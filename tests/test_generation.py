@@ -446,14 +446,16 @@ def next_token_probs(model, prefixes):
     return out
 
 
+def emitted(outputs, first=6):
+    "(prefix, token) pairs of the first tokens of each sampled output (<eos> included)."
+    pairs = [(y[:t], y[t]) for y in (out + [EOS] for out in outputs) for t in range(min(len(y), first))]
+    return [p for p, _ in pairs], [t for _, t in pairs]
+
+
 def test_top_k_never_emits_a_token_outside_the_k_most_likely():
     model = random_model(seed=4, vocab=10)
     outputs = draws(model, temperature=2.0, top_k=3)             # a high temperature to spread the samples
-    prefixes, tokens = [], []
-    for out in outputs:
-        y = out + [EOS]
-        for t in range(min(len(y), 6)):
-            prefixes.append(y[:t]); tokens.append(y[t])
+    prefixes, tokens = emitted(outputs)
     for logits, token in zip(next_token_probs(model, prefixes), tokens):
         assert token in logits.topk(3).indices.tolist()
     assert len({tuple(o) for o in outputs}) > 5                   # the samples did vary
@@ -462,11 +464,7 @@ def test_top_k_never_emits_a_token_outside_the_k_most_likely():
 def test_top_p_only_emits_tokens_from_the_nucleus():
     model = random_model(seed=4, vocab=10)
     outputs = draws(model, temperature=1.5, top_p=0.6)
-    prefixes, tokens = [], []
-    for out in outputs:
-        y = out + [EOS]
-        for t in range(min(len(y), 6)):
-            prefixes.append(y[:t]); tokens.append(y[t])
+    prefixes, tokens = emitted(outputs)
     for logits, token in zip(next_token_probs(model, prefixes), tokens):
         assert token in nucleus_reference(torch.softmax(logits / 1.5, -1), 0.6)
 
