@@ -10,11 +10,12 @@ import textwrap
 
 import pytest
 import torch
+from torch import nn
 from torch.testing import assert_close
 import transformer.loop as loop
 from torch.optim.optimizer import register_optimizer_step_pre_hook
 from transformer.loop import train, update, update_seconds
-from transformer.machine import CheckpointError, load_checkpoint, plan_updates, save_checkpoint
+from transformer.machine import CheapDropout, CheckpointError, load_checkpoint, plan_updates, save_checkpoint
 from transformer.training import LabelSmoothingLoss, evaluate, linear_decay_lr, make_batch, make_optimizer, noam_lr
 from training_helpers import (BOS, DATA, EOS, FAST_BF16, FakeClock, PAD, ROOT, VALID, assert_same_params,
                               batches_per_epoch, config, params, scramble_rng, tiny_model, train_records,
@@ -364,6 +365,13 @@ def test_training_reduces_the_loss(tmp_path):
     before = evaluate(model, VALID, PAD, BOS, EOS)["valid_loss"]
     history = train(model, DATA, VALID, config(tmp_path, max_steps=40, warmup=10, lr_factor=2.0), PAD, BOS, EOS)
     assert history[-1]["valid_loss"] < 0.8 * before
+
+
+def test_training_on_a_cpu_draws_cheap_dropout_masks(tmp_path):
+    model = tiny_model(dropout=0.1)
+    rates = [m.p for m in model.modules() if isinstance(m, nn.Dropout)]
+    train(model, DATA, VALID, config(tmp_path, max_steps=2), PAD, BOS, EOS)
+    assert [m.p for m in model.modules() if isinstance(m, CheapDropout)] == rates and rates
 
 
 @pytest.mark.skipif(not (shutil.which("cc") or shutil.which("gcc")), reason="torch.compile on a CPU needs a C compiler")

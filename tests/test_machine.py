@@ -113,3 +113,54 @@ def test_cpu_capability_names_level_bf16_instructions_and_restrictions(monkeypat
     assert text == "AVX2, " + (" ".join(bf16) if bf16 else "no bf16 instructions")
     monkeypatch.setenv("ONEDNN_MAX_CPU_ISA", "AVX2")
     assert machine.cpu_capability().endswith("(restricted: ONEDNN_MAX_CPU_ISA=AVX2)")
+
+
+# ------------------------------------------------------------------------------------------ cheap dropout
+@pytest.mark.parametrize("p", [0.1, 0.3])
+def test_cheap_dropout_drops_at_the_rate_and_scales_like_nn_dropout(p):
+    torch.manual_seed(0)
+    x = torch.rand(1000, 4001) + 0.5                      # no zeros of its own; 4001: not a multiple of four
+    layer = machine.CheapDropout(p).train()
+    y = layer(x)
+    dropped = y == 0
+    n = x.numel()
+    assert abs(layer.rate - p) <= 1 / 131072
+    assert abs(dropped.float().mean().item() - p) < 5 * (p * (1 - p) / n) ** 0.5
+    reference = nn.Dropout(p).train()(torch.ones(1))     # nn.Dropout's own scale for survivors
+    assert reference.item() in (0.0, pytest.approx(1 / (1 - p), rel=1e-4))
+    assert torch.allclose(y[~dropped], x[~dropped] / (1 - p), rtol=1e-4)
+    # the four quarters of one 64-bit draw, and neighbouring draws, are independent
+    flat = dropped.flatten()[: n - n % 8].view(-1, 8).float()
+    for i in range(7):
+        both = (flat[:, i] * flat[:, i + 1]).mean().item()
+        assert abs(both - p * p) < 5 * (p * p * (1 - p * p) / len(flat)) ** 0.5
+    assert not torch.equal(layer(x) == 0, dropped)       # a fresh mask every call
+
+
+def test_cheap_dropout_gradient_is_the_mask_and_evaluation_is_identity():
+    torch.manual_seed(1)
+    x = torch.randn(64, 33, requires_grad=True)
+    layer = machine.CheapDropout(0.25).train()
+    y = layer(x)
+    y.sum().backward()
+    kept = (y != 0).float()
+    assert torch.allclose(x.grad, kept / 0.75)
+    assert torch.equal(layer.eval()(x), x)
+    assert torch.equal(machine.CheapDropout(0.0).train()(x), x)
+    assert (machine.CheapDropout(1.0).train()(x) == 0).all()
+
+
+def test_cheap_dropout_replaces_every_dropout_and_nothing_else():
+    from transformer.model import Transformer, TransformerConfig
+    torch.manual_seed(0)
+    model = Transformer(TransformerConfig(20, 20, d_model=16, n_layers=2, h=2, d_ff=32, dropout=0.2)).eval()
+    src, tgt = torch.randint(1, 20, (2, 5)), torch.randint(1, 20, (2, 4))
+    before = model(src, tgt)
+    rates = [m.p for m in model.modules() if isinstance(m, nn.Dropout)]
+    kinds = [type(m) for m in model.modules() if not isinstance(m, nn.Dropout)]
+    machine.cheap_dropout(model)
+    cheap = [m for m in model.modules() if isinstance(m, machine.CheapDropout)]
+    assert [m.p for m in cheap] == rates and len(rates) > 0
+    assert not any(isinstance(m, nn.Dropout) for m in model.modules())
+    assert [type(m) for m in model.modules() if not isinstance(m, machine.CheapDropout)] == kinds
+    assert torch.equal(model(src, tgt), before)           # evaluation unchanged, no weights touched

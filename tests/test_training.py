@@ -8,7 +8,8 @@ import torch.nn.functional as F
 from torch.testing import assert_close
 
 from transformer.training import (LabelSmoothingLoss, TokenBatchSampler, evaluate, learning_rate, linear_decay_lr,
-                                  make_batch, noam_lr, reverse_task, smoothed_targets, toy_splits)
+                                  make_batch, noam_lr, reverse_task, smoothed_targets, toy_splits,
+                                  _FusedSmoothedLoss)
 from training_helpers import BOS, EOS, PAD, VALID, random_lengths, tiny_model
 from training_helpers import one_thread  # noqa: F401 (an autouse fixture)
 
@@ -283,7 +284,8 @@ def test_evaluate_matches_one_big_batch():
 
 @pytest.mark.parametrize("eps", [0.0, 0.1, 0.25])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
-def test_fused_loss_equals_the_readable_one_and_its_gradient_is_p_minus_q(eps, dtype):
+@pytest.mark.parametrize("rows", [64, 3])                                                 # one block, or ten
+def test_fused_loss_equals_the_readable_one_and_its_gradient_is_p_minus_q(eps, dtype, rows):
     torch.manual_seed(1)
     vocab = 11
     target = torch.randint(1, vocab, (4, 7)); target[0, 4:] = PAD; target[3, :] = PAD    # a row of padding only
@@ -293,7 +295,8 @@ def test_fused_loss_equals_the_readable_one_and_its_gradient_is_p_minus_q(eps, d
     results = []
     for fused in (False, True):
         logits = x.clone().requires_grad_()
-        loss = LabelSmoothingLoss(eps, PAD, fused=fused)(logits, target)
+        loss = (_FusedSmoothedLoss.apply(logits, target, eps, PAD, rows) if fused
+                else LabelSmoothingLoss(eps, PAD)(logits, target))
         (2.5 * loss).backward()                                                            # an upstream gradient
         results.append((loss, logits.grad))
     (loss_r, grad_r), (loss_f, grad_f) = results
@@ -323,3 +326,11 @@ def test_learning_rate_is_noam_or_the_linear_decay():
     assert learning_rate(401, 512, 100, 2.0, decay_steps=400) == 0.0
     with pytest.raises(ValueError, match="larger than warmup"):
         learning_rate(1, 512, 100, decay_steps=100)
+
+
+def test_fused_loss_without_gradient_keeps_none_and_is_the_readable_loss():
+    torch.manual_seed(2)
+    logits, target = torch.randn(3, 70, 9), torch.randint(0, 9, (3, 70))
+    with torch.no_grad():
+        fused = LabelSmoothingLoss(0.1, PAD, fused=True)(logits, target)
+    assert_close(fused, LabelSmoothingLoss(0.1, PAD)(logits, target))

@@ -15,9 +15,9 @@ from torch import nn
 from tqdm import tqdm
 from .training import (LabelSmoothingLoss, TokenBatchSampler, evaluate,
                                   learning_rate, make_batch, make_optimizer)
-from .machine import (RunState, choose_precision, load_run, matmul_gflops,
-                                 pick_device, plan_updates, ranks, save_run,
-                                 sum_over_ranks, time_is_up)
+from .machine import (RunState, cheap_dropout, choose_precision, load_run,
+                                 matmul_gflops, pick_device, plan_updates, ranks,
+                                 save_run, sum_over_ranks, time_is_up)
 
 # %% ../chapters/12_loop.ipynb #b18eae33
 @dataclass
@@ -150,6 +150,7 @@ def _set_up(model, examples, cfg, pad_id, resume):
     (rank, world), device = ranks(), pick_device(cfg.device)
     torch.manual_seed(cfg.seed + rank)          # dropout differs across ranks, not runs
     model.to(device).train()
+    if device.type == "cpu": cheap_dropout(model)   # chapter 11: same rate, fewer draws
     sampler = TokenBatchSampler([len(s) for s, _ in examples],
                                 [len(t) + 1 for _, t in examples], cfg.max_tokens,
                                 seed=cfg.seed, rank=rank, world_size=world)

@@ -85,15 +85,19 @@ def smoothed_targets(target, vocab, smoothing=0.1, pad_id=0):
     return q.masked_fill((target == pad_id).unsqueeze(-1), 0.0)  # padding: no target
 
 # %% ../chapters/07_training.ipynb #b27712f9
+def _position_losses(logp, target, smoothing, pad_id):
+    """-sum_v q_v log p_v at each position, from log-probabilities (..., vocab)."""
+    nll = -logp.gather(-1, target.unsqueeze(-1)).squeeze(-1)        # (...)
+    # the other tokens, pad excluded: minus the sum of their log-probabilities
+    others = -(logp.sum(-1) - logp[..., pad_id]) - nll               # (...)
+    return (1 - smoothing) * nll + smoothing / (logp.size(-1) - 2) * others
+
 def _smoothed_loss(logp, target, smoothing, pad_id):
     """Mean over the non-pad positions of -sum_v q_v log p_v, from log-probabilities
     (batch, len, vocab)."""
-    nll = -logp.gather(-1, target.unsqueeze(-1)).squeeze(-1)        # (batch, len)
-    # the other tokens, pad excluded: minus the sum of their log-probabilities
-    others = -(logp.sum(-1) - logp[..., pad_id]) - nll               # (batch, len)
-    loss = (1 - smoothing) * nll + smoothing / (logp.size(-1) - 2) * others
     real = target != pad_id
-    return loss[real].sum() / real.sum().clamp(min=1)
+    losses = _position_losses(logp, target, smoothing, pad_id)      # (batch, len)
+    return losses[real].sum() / real.sum().clamp(min=1)
 
 # %% ../chapters/07_training.ipynb #40c1a04c
 class LabelSmoothingLoss(nn.Module):
@@ -113,26 +117,34 @@ class LabelSmoothingLoss(nn.Module):
 
 # %% ../chapters/07_training.ipynb #c716e018
 class _FusedSmoothedLoss(torch.autograd.Function):
-    """The same loss; its backward pass writes the gradient (p - q) / n_real in one
-    sweep instead of autograd's chain."""
+    """The same loss; the forward pass also computes its gradient (p - q) / n_real,
+    `rows` positions at a time on a CPU (all at once elsewhere); backward scales it."""
     @staticmethod
-    def forward(ctx, logits, target, smoothing, pad_id):
-        logp = F.log_softmax(logits.float(), dim=-1)  # (batch, len, vocab)
-        ctx.save_for_backward(logp, target)
-        ctx.smoothing, ctx.pad_id, ctx.dtype = smoothing, pad_id, logits.dtype
-        return _smoothed_loss(logp, target, smoothing, pad_id)
+    def forward(ctx, logits, target, smoothing, pad_id, rows=64):
+        flat, tgt = logits.flatten(0, -2), target.flatten()   # (n, vocab), (n,)
+        real, off = tgt != pad_id, smoothing / (flat.size(-1) - 2)  # off: q of a wrong
+        n_real = real.sum().clamp(min=1)                            # non-pad token
+        grad = torch.empty_like(flat) if ctx.needs_input_grad[0] else None
+        rows = rows if flat.device.type == "cpu" else max(len(flat), 1)
+        total = torch.zeros((), device=flat.device)
+        for i in range(0, len(flat), rows):     # one block stays in the CPU's cache
+            logp = F.log_softmax(flat[i:i + rows].float(), dim=-1)     # (rows, vocab)
+            t, r = tgt[i:i + rows], real[i:i + rows]
+            total += _position_losses(logp, t, smoothing, pad_id)[r].sum()
+            if grad is None: continue
+            g = logp.exp_().sub_(off)      # p - q for every wrong non-pad token
+            g[:, pad_id] += off                                          # q(<pad>) = 0
+            g.scatter_add_(-1, t[:, None], g.new_full((len(t), 1),      # q(y) = 1 - eps
+                                                      off - (1 - smoothing)))
+            grad[i:i + rows] = g.mul_(r[:, None] / n_real)           # pad: none
+        ctx.save_for_backward(grad)
+        ctx.shape = logits.shape
+        return total / n_real
 
     @staticmethod
     def backward(ctx, grad_loss):
-        logp, target = ctx.saved_tensors
-        eps, pad, off = ctx.smoothing, ctx.pad_id, ctx.smoothing / (logp.size(-1) - 2)
-        grad = logp.exp() - off  # p - q for every wrong non-pad token (off: their q)
-        grad[..., pad] += off                                          # q(<pad>) = 0
-        grad.scatter_add_(-1, target.unsqueeze(-1),                    # q(y) = 1 - eps
-                          torch.full_like(logp[..., :1], off - (1 - eps)))
-        real = (target != pad).unsqueeze(-1)          # (batch, len, 1): pad gets none
-        grad.mul_(real * (grad_loss / real.sum().clamp(min=1)))
-        return grad.to(ctx.dtype), None, None, None
+        (grad,) = ctx.saved_tensors
+        return (grad * grad_loss).view(ctx.shape), None, None, None, None
 
 # %% ../chapters/07_training.ipynb #f0264eb4
 def noam_lr(step, d_model, warmup, factor=1.0):
