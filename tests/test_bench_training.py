@@ -16,7 +16,9 @@ import torch.nn.functional as F
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 import bench_training  # noqa: E402
+from torch import nn  # noqa: E402
 from transformer.encoder import FeedForward  # noqa: E402
+from transformer.machine import CheapDropout  # noqa: E402
 from transformer.model import Transformer  # noqa: E402
 from transformer.training import LabelSmoothingLoss  # noqa: E402
 
@@ -24,7 +26,7 @@ SMALL = ["--preset", "tiny", "--vocab", "50", "--tokens", "40", "--src-len", "5"
          "--steps", "1", "--warmup", "0", "--rounds", "1", "--threads", "1"]
 
 
-@pytest.mark.parametrize("bf16,rows", [("--no-bf16", 7), ("--bf16", 9)])
+@pytest.mark.parametrize("bf16,rows", [("--no-bf16", 8), ("--bf16", 11)])
 def test_every_variant_is_timed_and_written(tmp_path, capsys, bf16, rows):
     out = tmp_path / "bench.json"
     assert bench_training.main(SMALL + [bf16, "--json", str(out)]) == 0
@@ -35,7 +37,7 @@ def test_every_variant_is_timed_and_written(tmp_path, capsys, bf16, rows):
     assert all(r["tokens_per_s"] > 0 and r["gflop_per_update"] > 0 and 0 < r["share_of_peak"] and r["first_update_s"] > 0
                for r in results)
     assert written["fp32_peak_gflop_s"] > 0 and written["cpu_capability"]
-    assert (rows == 9) == any(r["variant"].startswith("bf16") for r in results)
+    assert (rows == 11) == any(r["variant"].startswith("bf16") for r in results)
     printed = capsys.readouterr().out
     assert all(r["variant"] in printed for r in results) and "peak measured here" in printed
 
@@ -53,13 +55,17 @@ def test_both_models_do_the_same_matrix_work(tmp_path):
 
 def test_rows_train_the_way_their_names_say(monkeypatch):
     "Per update: the model's class, the logits' dtype, the fused kernel, the dropout rates, the loss."
-    seen, sdpa_calls = {}, []
+    seen, sdpa_calls, cheap_rows = {}, [], []
+    names = [name for name, *_ in bench_training.variants({"dropout": 0.1}, True, False)]
     sdpa = F.scaled_dot_product_attention
     monkeypatch.setattr(F, "scaled_dot_product_attention", lambda *a, **k: sdpa_calls.append(1) or sdpa(*a, **k))
 
     def spy_build(kind, change, fused, model_kw, vocab):
         model, loss = build(kind, change, fused, model_kw, vocab)
         row = len(seen)                                  # models are built in the order of the rows
+        if any(isinstance(m, CheapDropout) for m in model.modules()):
+            cheap_rows.append(names[row])
+        assert not any(isinstance(m, nn.Dropout) for m in model.modules()) or "cheap" not in names[row]
         seen[row] = None
         forward = model.forward
 
@@ -86,6 +92,8 @@ def test_rows_train_the_way_their_names_say(monkeypatch):
     assert by_row["fp32, torch.nn.Transformer, dropout 0"][3:5] == ({0.0}, {0.0})
     assert by_row["fp32, course (cpu preset, fused loss)"] == ("Transformer", torch.float32, False, {0.1}, {0.0}, True)
     assert by_row["fp32, course, readable loss"][5] is False
+    assert cheap_rows == ["fp32, course, cheap dropout masks (the loop on a CPU)",
+                          "bf16, course, cheap dropout masks (the loop on a CPU)"]
     assert by_row["fp32, course, fused attention kernel"][2] is True
     assert by_row["fp32, course, dropout where nn.Transformer has it"][3:5] == ({0.1}, {0.1})
     assert by_row["fp32, course, dropout 0"][3] == {0.0}

@@ -318,6 +318,9 @@ def test_checkpoints_name_their_schedule(run):
     assert Translator.load(run / "averaged.pt", "cpu").info["schedule"] == expected
     info = Translator.load(run / "checkpoint.pt", "cpu").info
     assert info["precision"] == "fp32" and info["precision_reason"] == "asked for"      # the tiny preset says fp32
+    averaged = Translator.load(run / "averaged.pt", "cpu").info                          # the same record
+    assert {k: averaged[k] for k in ("precision", "precision_reason", "planned_steps")} == {
+        k: info[k] for k in ("precision", "precision_reason", "planned_steps")}
 
 
 def test_precision_option_reaches_the_run(tmp_path, DATA):
@@ -336,18 +339,20 @@ def test_a_timed_cpu_run_plans_its_length_and_says_so(tmp_path, DATA):
     "The cpu preset with a short budget: it measures, prints and records a plan, and ends on it or on the clock."
     out = tmp_path / "run"
     r = command("train", "--config", "cpu", "--data", DATA, "--out", out, "--max-minutes", 0.25, "--warmup", 10,
-                "--max-tokens", 400, "--precision", "fp32", "--no-progress")
+                "--max-tokens", 400, "--precision", "fp32", "--lr-factor", 0.7, "--no-progress")
     assert r.returncode == 0, r.stderr
     plan = next(json.loads(l)["plan"] for l in (out / "metrics.jsonl").read_text().splitlines() if '"plan"' in l)
     assert f"plan: {plan['steps']} updates in 0.25 minutes" in r.stderr and plan["fixed_at"] == 10
     info = Translator.load(out / "checkpoint.pt", "cpu").info
     assert info["planned_steps"] == plan["steps"] and info["step"] <= plan["steps"]
-    assert info["schedule"] == f"linear to 0 at {plan['steps']}, warmup 10, factor 0.5"
+    assert info["schedule"] == f"linear to 0 at {plan['steps']}, warmup 10, factor 0.7"
     assert info["train_minutes"] <= 0.35
     assert torch.backends.cpu.get_cpu_capability() in info["hardware"] and "threads" in info["hardware"]
     r = command("train", "--config", "cpu", "--data", DATA, "--out", tmp_path / "typed", "--max-minutes", 0.25,
                 "--decay-steps", 500)
     assert "plans its own decay_steps" in one_line_error(r)
+    r = command("train", "--config", "tiny", "--data", DATA, "--out", tmp_path / "neg", "--lr-factor", 0)
+    assert "lr_factor must be positive" in one_line_error(r)
 
 
 def test_command_line_overrides_reach_the_run(tmp_path, DATA):

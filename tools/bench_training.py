@@ -16,8 +16,9 @@ they differ in the encoder and decoder stacks, the loss, the dropout and the ari
   course                  the cpu preset's model and the training loop's loss: dropout on
                           sublayer outputs and embeddings, none inside the FFNs (the paper's
                           places), plain attention, LabelSmoothingLoss(fused=True)
-  ...with one change      the readable loss, the fused attention kernel, nn.Transformer's
-                          dropout places, no dropout at all (for both models), torch.compile
+  ...with one change      chapter 11's cheap dropout masks (what the loop uses on a CPU), the
+                          readable loss, the fused attention kernel, nn.Transformer's dropout
+                          places, no dropout at all (for both models), torch.compile
 
 Each row gives target tokens per second, the ratio to torch.nn.Transformer in fp32 (the first
 row), the seconds of the first update (torch.compile compiles in it), and the matrix-product
@@ -48,7 +49,7 @@ from torch.utils.flop_counter import FlopCounterMode
 from transformer.attention import causal_mask, padding_mask
 from transformer.model import Transformer, TransformerConfig
 from transformer.cli import PRESETS
-from transformer.machine import cpu_capability, describe_machine, matmul_gflops
+from transformer.machine import cheap_dropout, cpu_capability, describe_machine, matmul_gflops
 from transformer.training import LabelSmoothingLoss
 
 
@@ -122,6 +123,7 @@ def variants(model_kw, bf16_rows, compile_row):
     p = model_kw.get("dropout", 0.1)
     rows = [("torch.nn.Transformer", "torch", {"dropout": p}, False),
             ("course (cpu preset, fused loss)", "course", {}, True),
+            ("course, cheap dropout masks (the loop on a CPU)", "course", {"cheap_dropout": True}, True),
             ("course, readable loss", "course", {}, False),
             ("course, fused attention kernel", "course", {"fast_attention": True}, True),
             ("course, dropout where nn.Transformer has it", "course", {"ffn_dropout": p, "attn_dropout": p}, True),
@@ -129,8 +131,9 @@ def variants(model_kw, bf16_rows, compile_row):
             ("course, dropout 0", "course", {"dropout": 0.0, "ffn_dropout": 0.0}, True)]
     for bf16 in (False, True) if bf16_rows else (False,):
         for name, kind, change, fused in rows:
-            if bf16 and name not in ("torch.nn.Transformer", "course (cpu preset, fused loss)"):
-                continue                                 # bf16: the two headline rows only
+            if bf16 and name not in ("torch.nn.Transformer", "course (cpu preset, fused loss)",
+                                     "course, cheap dropout masks (the loop on a CPU)"):
+                continue                                 # bf16: the headline rows only
             yield f"{'bf16' if bf16 else 'fp32'}, {name}", kind, change, fused, bf16, False
     if compile_row:
         yield "fp32, course under torch.compile", "course", {}, True, False, True
@@ -139,11 +142,14 @@ def variants(model_kw, bf16_rows, compile_row):
 def build(kind, change, fused, model_kw, vocab):
     "A fresh model (seeded) and its loss for one variant."
     torch.manual_seed(0)
+    cheap = change.get("cheap_dropout", False)                 # chapter 11's masks, as the loop draws them on a CPU
+    change = {k: v for k, v in change.items() if k != "cheap_dropout"}
     kw = {k: v for k, v in model_kw.items() if k not in change}
     if kind == "torch":                              # the rate applies to the embeddings' dropout too
         cfg = TransformerConfig(vocab, vocab, **{**kw, "dropout": change["dropout"]})
         return TorchTransformer(cfg, change["dropout"]), cross_entropy(0.1, cfg.pad_id)
-    return Transformer(TransformerConfig(vocab, vocab, **kw, **change)), LabelSmoothingLoss(0.1, fused=fused)
+    model = Transformer(TransformerConfig(vocab, vocab, **kw, **change))
+    return (cheap_dropout(model) if cheap else model), LabelSmoothingLoss(0.1, fused=fused)
 
 
 def peak_gflops(device):

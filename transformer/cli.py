@@ -74,6 +74,8 @@ def _add_train_overrides(p):
                    "themselves)")
     p.add_argument("--warmup", type=int,
                    help="updates of learning-rate warmup (default: the preset's)")
+    p.add_argument("--lr-factor", type=float, help="factor in front of the learning "
+                   "rate (chapter 7; default: the preset's)")
     p.add_argument("--precision", choices=["auto", "fp32", "bf16"],
                    help="arithmetic of the matrix products; auto (the default) "
                    "measures which is faster here, and a resumed run keeps the "
@@ -83,8 +85,7 @@ def _add_train_overrides(p):
                    "word: a word vocabulary per language (chapter 9)")
     p.add_argument("--vocab-size", type=int,
                    help="entries of the sub-word vocabulary (default: the preset's)")
-    p.add_argument("--dropout", type=float, help="dropout of the model (default: the "
-                   "preset's)")
+    p.add_argument("--dropout", type=float, help="dropout (default: the preset's)")
     p.add_argument("--keep-snapshots", type=int, help="keep the newest this many "
                    "snapshots (default: the preset's averaged number), to average "
                    "others later with tools/average_snapshots.py")
@@ -178,7 +179,7 @@ def train_main(argv=None):
         model_kw, cfg = preset(
             a.config, out_dir=a.out, max_minutes=a.max_minutes, max_steps=a.max_steps,
             max_tokens=a.max_tokens, decay_steps=a.decay_steps, device=a.device,
-            seed=a.seed, warmup=a.warmup, precision=a.precision,
+            seed=a.seed, warmup=a.warmup, lr_factor=a.lr_factor, precision=a.precision,
             compile=a.compile or None, progress=False if a.no_progress else None)
         cfg, out = _resumable(cfg, a.resume), Path(cfg.out_dir)
         options = _options(a, model_kw, out / "checkpoint.pt" if a.resume else None)

@@ -142,6 +142,8 @@ def _check(cfg, resume):
     if cfg.decay_steps is not None and cfg.decay_steps <= cfg.warmup:
         raise ValueError(f"decay_steps ({cfg.decay_steps}) must be larger than "
                          f"warmup ({cfg.warmup})")
+    if cfg.lr_factor <= 0:
+        raise ValueError(f"lr_factor must be positive, not {cfg.lr_factor}")
     if resume and not cfg.out_dir: raise ValueError("resume needs out_dir")
 
 def _set_up(model, examples, cfg, pad_id, resume):

@@ -47,8 +47,9 @@ class Snapshots:
                           if states[0][k].is_floating_point() else states[-1][k]
                           for k in states[0]}
         state["extra"] = {**state["extra"], "averaged": [f.stem for f in files]}
-        keep = ("model", "model_config", "train_config", "extra", "step", "elapsed_s")
-        save_checkpoint(dest, {k: state[k] for k in keep})
+        keep = ("model", "model_config", "train_config", "extra", "step", "elapsed_s",
+                "precision", "plan")          # what the run's record needs, not Adam
+        save_checkpoint(dest, {k: state[k] for k in keep if k in state})
         return len(files)
 
 # %% ../chapters/10_shipped.ipynb #1180c812
