@@ -26,10 +26,12 @@ SMALL = ["--preset", "tiny", "--vocab", "50", "--tokens", "40", "--src-len", "5"
          "--steps", "1", "--warmup", "0", "--rounds", "1", "--threads", "1"]
 
 
-@pytest.mark.parametrize("bf16,rows", [("--no-bf16", 8), ("--bf16", 11)])
-def test_every_variant_is_timed_and_written(tmp_path, capsys, bf16, rows):
+@pytest.mark.parametrize("bf16,more,rows", [("--no-bf16", [], 8), ("--bf16", [], 11),
+                                           ("--no-bf16", ["--out-vocab", "20"], 9),
+                                           ("--bf16", ["--out-vocab", "20"], 13)])
+def test_every_variant_is_timed_and_written(tmp_path, capsys, bf16, more, rows):
     out = tmp_path / "bench.json"
-    assert bench_training.main(SMALL + [bf16, "--json", str(out)]) == 0
+    assert bench_training.main(SMALL + [bf16, *more, "--json", str(out)]) == 0
     written = json.loads(out.read_text())
     results = written["results"]
     assert len(results) == rows and len({r["variant"] for r in results}) == rows
@@ -37,7 +39,8 @@ def test_every_variant_is_timed_and_written(tmp_path, capsys, bf16, rows):
     assert all(r["tokens_per_s"] > 0 and r["gflop_per_update"] > 0 and 0 < r["share_of_peak"] and r["first_update_s"] > 0
                for r in results)
     assert written["fp32_peak_gflop_s"] > 0 and written["cpu_capability"]
-    assert (rows == 11) == any(r["variant"].startswith("bf16") for r in results)
+    assert (rows > 9) == any(r["variant"].startswith("bf16") for r in results)
+    assert bool(more) == any("output layer over 20 ids" in r["variant"] for r in results)
     printed = capsys.readouterr().out
     assert all(r["variant"] in printed for r in results) and "peak measured here" in printed
 
@@ -55,8 +58,8 @@ def test_both_models_do_the_same_matrix_work(tmp_path):
 
 def test_rows_train_the_way_their_names_say(monkeypatch):
     "Per update: the model's class, the logits' dtype, the fused kernel, the dropout rates, the loss."
-    seen, sdpa_calls, cheap_rows = {}, [], []
-    names = [name for name, *_ in bench_training.variants({"dropout": 0.1}, True, False)]
+    seen, sdpa_calls, cheap_rows, widths = {}, [], [], {}
+    names = [name for name, *_ in bench_training.variants({"dropout": 0.1}, True, False, 20)]
     sdpa = F.scaled_dot_product_attention
     monkeypatch.setattr(F, "scaled_dot_product_attention", lambda *a, **k: sdpa_calls.append(1) or sdpa(*a, **k))
 
@@ -80,20 +83,25 @@ def test_rows_train_the_way_their_names_say(monkeypatch):
                 ffn, attn = {layer.dropout.p}, {layer.self_attn.dropout}
             fused_loss = isinstance(loss, LabelSmoothingLoss) and loss.fused
             seen[row] = seen[row] or (type(model).__name__, logits.dtype, bool(sdpa_calls), ffn, attn, fused_loss)
+            widths[names[row]] = logits.size(-1)
             return logits
         model.forward = spied
         return model, loss
 
     build = bench_training.build
     monkeypatch.setattr(bench_training, "build", spy_build)
-    bench_training.main(SMALL + ["--bf16"])
-    by_row = dict(zip([name for name, *_ in bench_training.variants({"dropout": 0.1}, True, False)], seen.values()))
+    bench_training.main(SMALL + ["--bf16", "--out-vocab", "20"])
+    by_row = dict(zip(names, seen.values()))
     assert by_row["fp32, torch.nn.Transformer"] == ("TorchTransformer", torch.float32, True, {0.1}, {0.1}, False)
     assert by_row["fp32, torch.nn.Transformer, dropout 0"][3:5] == ({0.0}, {0.0})
     assert by_row["fp32, course (cpu preset, fused loss)"] == ("Transformer", torch.float32, False, {0.1}, {0.0}, True)
     assert by_row["fp32, course, readable loss"][5] is False
     assert cheap_rows == ["fp32, course, cheap dropout masks (the loop on a CPU)",
-                          "bf16, course, cheap dropout masks (the loop on a CPU)"]
+                          "fp32, course, cheap masks, output layer over 20 ids",
+                          "bf16, course, cheap dropout masks (the loop on a CPU)",
+                          "bf16, course, cheap masks, output layer over 20 ids"]
+    assert {w for name, w in widths.items() if "over 20 ids" in name} == {20}     # --vocab 50 elsewhere
+    assert {w for name, w in widths.items() if "over 20 ids" not in name} == {50}
     assert by_row["fp32, course, fused attention kernel"][2] is True
     assert by_row["fp32, course, dropout where nn.Transformer has it"][3:5] == ({0.1}, {0.1})
     assert by_row["fp32, course, dropout 0"][3] == {0.0}
@@ -109,7 +117,8 @@ def test_cpu_preset_rows_take_the_presets_dropout(monkeypatch):
 
 
 @pytest.mark.parametrize("args", [["--steps", "0"], ["--tokens", "3"], ["--preset", "huge"], ["--warmup", "-1"],
-                                  ["--bf16", "--no-bf16"]])
+                                  ["--bf16", "--no-bf16"], ["--out-vocab", "4"],
+                                  ["--vocab", "50", "--out-vocab", "51"]])
 def test_bad_arguments_exit_with_a_usage_error(args, capsys):
     with pytest.raises(SystemExit) as e:
         bench_training.main(args)

@@ -339,3 +339,30 @@ def test_public_api():
         assert callable(getattr(transformer, name)), name
     from transformer import Transformer as T, TransformerConfig as C
     assert T is Transformer and C is TransformerConfig
+
+
+def test_out_vocab_scores_only_the_first_ids_of_the_tied_table():
+    full = small_model(src_vocab=19, share_embeddings=True)
+    first = Transformer(replace(full.cfg, out_vocab=11)).eval()
+    first.load_state_dict(full.state_dict())
+    src, tgt = batch(full.cfg)                          # inputs may use every id
+    torch.testing.assert_close(first(src, tgt), full(src, tgt)[..., :11])   # other kernel shapes
+    assert first.generator.weight.data_ptr() == first.src_embed.lut.weight.data_ptr()
+    # rows at or above out_vocab learn only where they are read: never, in this batch
+    first.train()
+    low_src, low_tgt = src % 11, tgt % 11
+    F.cross_entropy(first(low_src, low_tgt).flatten(0, 1), low_tgt.flatten()).backward()
+    grad = first.src_embed.lut.weight.grad
+    assert grad[11:].abs().max() == 0 and grad[1:11].abs().sum(-1).gt(0).all()
+    for bad in (0, 20):
+        with pytest.raises(ValueError, match="out_vocab must be in 1..19"):
+            Transformer(replace(full.cfg, out_vocab=bad))
+
+
+def test_decoding_with_out_vocab_writes_only_those_ids():
+    from transformer.generation import beam_search, greedy_decode
+    model = small_model(src_vocab=19, share_embeddings=True, out_vocab=7, seed=3)
+    src, _ = batch(model.cfg)
+    for hyps in (greedy_decode(model, src, 2, 3, 10),
+                 [h[0] for h in beam_search(model, src, 2, 3, 10, beam_size=3)[0]]):
+        assert len(hyps) == 3 and all(0 <= i < 7 for h in hyps for i in h)

@@ -100,3 +100,47 @@ def test_pipelines_share_one_interface_and_survive_a_checkpoint(train):
     # checkpoints from before sub-words keep their word vocabularies at the top of `extra`
     old = {"vocab": {"de": word.src_vocab.itos, "en": word.tgt_vocab.itos}, "src_chars": "abc"}
     assert isinstance(pipeline_from_state(old), WordPipeline)
+
+
+def test_targets_first_renumbers_without_changing_a_piece(train):
+    from transformer.data import SPECIALS
+    from transformer.subwords import Subwords, targets_first
+    pairs = train[:3000]
+    sw = Subwords.learn([s for p in pairs for s in p], 1500)
+    english = [en for _, en in pairs]
+    ordered, n = targets_first(sw, english)
+    old_vocab, new_vocab = sw.library.get_vocab(), ordered.library.get_vocab()
+    assert set(old_vocab) == set(new_vocab) and sorted(new_vocab.values()) == list(range(len(sw)))
+    assert ordered.merges == sw.merges
+    for i, special in enumerate(SPECIALS): assert new_vocab[special] == old_vocab[special] == i
+    # exactly the pieces English uses come before n (brute force over the pieces, not the ids)
+    used = {p for s in english for p in sw.pieces(s)}
+    assert {p for p, i in new_vocab.items() if len(SPECIALS) <= i < n} == used
+    assert n == len(SPECIALS) + len(used) < len(sw)
+    # each group keeps its old order
+    firsts = sorted((p for p, i in new_vocab.items() if len(SPECIALS) <= i < n), key=new_vocab.get)
+    assert firsts == sorted(used, key=old_vocab.get)
+    held_out = [en for _, en in train[3000:3500]] + [de for de, _ in train[3000:3500]] + ["Zwei 🐕 – °C"]
+    for s in held_out:
+        assert ordered.pieces(s) == sw.pieces(s)
+        assert ordered.text(ordered.ids([s])[0]) == s
+
+
+def test_a_pipeline_with_the_target_first_maps_what_it_cannot_write_to_unk(train):
+    import pytest
+    from transformer.subwords import SubwordPipeline, pipeline_from_state, Subwords
+    pairs = train[:2000]
+    pipe = SubwordPipeline.learn(pairs, 1000, outputs="target")
+    assert SubwordPipeline.learn(pairs, 1000).outputs is None and 4 < pipe.outputs < 1000
+    assert all(i < pipe.outputs for ids in pipe.target_ids([en for _, en in pairs]) for i in ids)
+    odd = "Ein Mann sagt ß und 🐕."
+    src, tgt = pipe.source_ids([odd])[0], pipe.target_ids([odd])[0]
+    outside = [i for i in src if i >= pipe.outputs]
+    assert outside and len(tgt) == len(src)        # a German-only piece ...
+    assert tgt == [i if i < pipe.outputs else Subwords.unk_id for i in src]   # ... is <unk> as a target
+    again = pipeline_from_state(json.loads(json.dumps(pipe.state())))
+    assert again.outputs == pipe.outputs and again.target_ids([odd]) == [tgt]
+    old = {k: v for k, v in pipe.state().items() if k != "outputs"}      # saved before `outputs`
+    assert pipeline_from_state(old).outputs is None
+    with pytest.raises(ValueError, match="outputs must be all or target"):
+        SubwordPipeline.learn(pairs, 1000, outputs="english")

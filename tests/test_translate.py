@@ -93,7 +93,7 @@ def test_presets_are_consistent():
         preset("huge")
 
 
-def test_train_writes_checkpoint_with_vocabularies(run, word_run):
+def test_train_writes_checkpoint_with_vocabularies(run, word_run, DATA):
     state = torch.load(word_run / "checkpoint.pt", weights_only=True)
     assert state["step"] == 20 and state["extra"]["options"]["vocab"] == "word"
     itos = state["extra"]["pipeline"]["vocab"]
@@ -105,6 +105,11 @@ def test_train_writes_checkpoint_with_vocabularies(run, word_run):
     assert state["extra"]["pipeline"]["kind"] == "bpe" and len(sub) == size
     assert state["model_config"]["src_vocab"] == state["model_config"]["tgt_vocab"] == size
     assert state["model_config"]["share_embeddings"] and state["model_config"]["tie_output"]
+    # the output layer scores the pieces the English training text uses, and those come first
+    outputs = state["extra"]["pipeline"]["outputs"]
+    assert state["model_config"]["out_vocab"] == outputs < size and state["extra"]["options"]["outputs"] == "target"
+    english = [line for line in gzip.open(DATA / "train.en.gz", "rt").read().splitlines()]
+    assert max(i for ids in sub.ids(english) for i in ids) == outputs - 1
     assert state["extra"]["command"].startswith("transformer-train ")
     records = [json.loads(l) for l in (run / "metrics.jsonl").read_text().splitlines()]
     assert any("valid_loss" in r for r in records) and any("train_loss" in r for r in records)
@@ -151,6 +156,23 @@ def test_interrupted_training_resumes_from_its_checkpoint(tmp_path, DATA):
     r = command("train", *args[:-1], "--resume", "--max-steps", interrupted + 20, "--no-progress")
     assert r.returncode == 0, r.stderr
     assert torch.load(out / "checkpoint.pt", weights_only=True)["step"] == interrupted + 20
+
+
+def test_outputs_all_and_runs_older_than_the_option_score_every_entry(tmp_path, DATA):
+    out = tmp_path / "run"
+    args = ["--config", "tiny", "--data", DATA, "--out", out, "--no-progress"]
+    r = command("train", *args, "--outputs", "all", "--max-steps", 2)
+    assert r.returncode == 0, r.stderr
+    state = torch.load(out / "checkpoint.pt", weights_only=True)
+    assert state["model_config"]["out_vocab"] is None and state["extra"]["pipeline"]["outputs"] is None
+    # a checkpoint written before `outputs` existed: resumed, it keeps scoring every entry
+    del state["extra"]["options"]["outputs"], state["extra"]["pipeline"]["outputs"]
+    del state["model_config"]["out_vocab"]
+    torch.save(state, out / "checkpoint.pt")
+    r = command("train", *args, "--resume", "--max-steps", 4)
+    assert r.returncode == 0, r.stderr
+    state = torch.load(out / "checkpoint.pt", weights_only=True)
+    assert state["step"] == 4 and state["model_config"]["out_vocab"] is None
 
 
 def test_translate_arguments_and_stdin(run):

@@ -19,6 +19,10 @@ they differ in the encoder and decoder stacks, the loss, the dropout and the ari
   ...with one change      chapter 11's cheap dropout masks (what the loop uses on a CPU), the
                           readable loss, the fused attention kernel, nn.Transformer's dropout
                           places, no dropout at all (for both models), torch.compile
+  --out-vocab N           adds the cheap masks with an output layer that scores only N ids
+                          (chapter 9.1; the presets' way: the cpu preset's English side uses
+                          4,182 of its 8,000 sub-words); the targets of every row are then
+                          below N
 
 Each row gives target tokens per second, the ratio to torch.nn.Transformer in fp32 (the first
 row), the seconds of the first update (torch.compile compiles in it), and the matrix-product
@@ -31,6 +35,7 @@ examples:
   python tools/bench_training.py                        # the cpu preset
   python tools/bench_training.py --rounds 5 --json results/bench/training-cpu-without-bf16.json
   python tools/bench_training.py --compile              # adds a torch.compile row (minutes to compile)
+  python tools/bench_training.py --vocab 8000 --out-vocab 4182 --tokens 3500   # as the cpu preset trains
   python tools/bench_training.py --preset base --device cuda
 """
 import argparse
@@ -73,6 +78,7 @@ def parse_args(argv):
     bf16.add_argument("--bf16", action="store_true", help="add bf16 rows even where bf16 is slow")
     bf16.add_argument("--no-bf16", action="store_true", help="fp32 rows only")
     p.add_argument("--compile", action="store_true", help="add a row for the course's model under torch.compile")
+    p.add_argument("--out-vocab", type=int, help="add a row whose output layer scores only this many ids")
     p.add_argument("--json", help="also write the results to this JSON file")
     args = p.parse_args(argv)
     for name in ("vocab", "tokens", "src_len", "tgt_len", "steps", "rounds"):
@@ -82,6 +88,8 @@ def parse_args(argv):
         p.error("--warmup must be at least 0")
     if args.vocab < 5:
         p.error("--vocab must be at least 5 (4 special ids and one real token)")
+    if args.out_vocab is not None and not 5 <= args.out_vocab <= args.vocab:
+        p.error("--out-vocab must be between 5 and --vocab")
     if args.tokens < max(args.src_len, args.tgt_len):
         p.error("--tokens must hold at least one sentence")
     if args.threads is not None and args.threads < 1:
@@ -117,13 +125,18 @@ def cross_entropy(smoothing, pad_id):
                                                   label_smoothing=smoothing)
 
 
-def variants(model_kw, bf16_rows, compile_row):
+def variants(model_kw, bf16_rows, compile_row, out_vocab=None):
     """(name, model kind, model changes, fused loss, bf16, compiled) for every row, torch.nn.Transformer fp32 first.
     Model kind "torch" is TorchTransformer (its changes: the dropout rate), "course" the course's Transformer."""
     p = model_kw.get("dropout", 0.1)
+    outputs = [(f"course, cheap masks, output layer over {out_vocab} ids", "course",
+                {"cheap_dropout": True, "out_vocab": out_vocab}, True)] if out_vocab else []
+    headline = ("torch.nn.Transformer", "course (cpu preset, fused loss)",
+                "course, cheap dropout masks (the loop on a CPU)", *(name for name, *_ in outputs))
     rows = [("torch.nn.Transformer", "torch", {"dropout": p}, False),
             ("course (cpu preset, fused loss)", "course", {}, True),
             ("course, cheap dropout masks (the loop on a CPU)", "course", {"cheap_dropout": True}, True),
+            *outputs,
             ("course, readable loss", "course", {}, False),
             ("course, fused attention kernel", "course", {"fast_attention": True}, True),
             ("course, dropout where nn.Transformer has it", "course", {"ffn_dropout": p, "attn_dropout": p}, True),
@@ -131,8 +144,7 @@ def variants(model_kw, bf16_rows, compile_row):
             ("course, dropout 0", "course", {"dropout": 0.0, "ffn_dropout": 0.0}, True)]
     for bf16 in (False, True) if bf16_rows else (False,):
         for name, kind, change, fused in rows:
-            if bf16 and name not in ("torch.nn.Transformer", "course (cpu preset, fused loss)",
-                                     "course, cheap dropout masks (the loop on a CPU)"):
+            if bf16 and name not in headline:
                 continue                                 # bf16: the headline rows only
             yield f"{'bf16' if bf16 else 'fp32'}, {name}", kind, change, fused, bf16, False
     if compile_row:
@@ -170,7 +182,7 @@ def main(argv=None):
     batches = []
     for _ in range(args.warmup + args.steps):
         src = torch.randint(4, args.vocab, (n, args.src_len), generator=gen)
-        tgt = torch.randint(4, args.vocab, (n, args.tgt_len + 1), generator=gen)
+        tgt = torch.randint(4, args.out_vocab or args.vocab, (n, args.tgt_len + 1), generator=gen)
         batches.append((src.to(device), tgt[:, :-1].to(device), tgt[:, 1:].to(device)))
     src_mask = padding_mask(batches[0][0], 0)                        # no padding: every key visible
     tgt_mask = causal_mask(args.tgt_len, device)
@@ -180,7 +192,7 @@ def main(argv=None):
     bf16_rows = args.bf16 or (fast_bf16 and not args.no_bf16)
 
     runs = {}
-    for name, kind, change, fused, bf16, compiled in variants(model_kw, bf16_rows, args.compile):
+    for name, kind, change, fused, bf16, compiled in variants(model_kw, bf16_rows, args.compile, args.out_vocab):
         model, loss = build(kind, change, fused, model_kw, args.vocab)
         model = model.to(device).train()
         optimizer = torch.optim.Adam(model.parameters(), lr=1e-4, betas=(0.9, 0.98), eps=1e-9)

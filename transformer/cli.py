@@ -23,7 +23,7 @@ from .shipped import Snapshots, default_model_dir, load_model
 # %% ../chapters/10_commands.ipynb #8ba9a80d
 PRESETS = {
     # seconds on a CPU: for tests and for trying the commands out
-    "tiny": {"data": dict(vocab="bpe", vocab_size=1000),
+    "tiny": {"data": dict(vocab="bpe", vocab_size=1000, outputs="target"),
              "model": dict(d_model=64, n_layers=1, h=2, d_ff=128, dropout=0.1),
              "train": dict(max_tokens=2000, warmup=100, lr_factor=2.0, max_steps=40,
                            eval_every=40, ckpt_every=20, precision="fp32"),
@@ -31,8 +31,9 @@ PRESETS = {
     # 30 minutes of a CPU: batches of 3,500 tokens; as many updates as fit (planned),
     # the rate falling linearly to 0 at the last; bf16 only where it measures faster;
     # the plain attention (PyTorch's fused kernel is slower in bf16 on a CPU); no FFN
-    # dropout; d_ff 512 and 8 heads beat d_ff 1,024 and 4 heads (Recorded runs)
-    "cpu": {"data": dict(vocab="bpe", vocab_size=8000),
+    # dropout; d_ff 512 and 8 heads beat d_ff 1,024 and 4 heads (Recorded runs); the
+    # output layer scores only the pieces English uses (chapter 9.1)
+    "cpu": {"data": dict(vocab="bpe", vocab_size=8000, outputs="target"),
             "model": dict(d_model=256, n_layers=3, h=8, d_ff=512, dropout=0.1,
                           ffn_dropout=0.0, fast_attention=False),
             "train": dict(max_tokens=3500, warmup=200, lr_factor=0.5, max_minutes=30,
@@ -41,7 +42,7 @@ PRESETS = {
             "average": dict(every=40, last=5)},
     # the paper's base model on one GPU, 15 minutes planned like cpu's; bf16 where the
     # GPU has it, fused attention
-    "base": {"data": dict(vocab="bpe", vocab_size=8000),
+    "base": {"data": dict(vocab="bpe", vocab_size=8000, outputs="target"),
              "model": dict(d_model=512, n_layers=6, h=8, d_ff=2048, dropout=0.1,
                            fast_attention=True),
              "train": dict(max_tokens=8000, warmup=1000, lr_factor=1.0, max_minutes=15,
@@ -80,17 +81,24 @@ def _add_train_overrides(p):
                    help="arithmetic of the matrix products; auto (the default) "
                    "measures which is faster here, and a resumed run keeps the "
                    "choice it made")
+    p.add_argument("--compile", action="store_true",
+                   help="torch.compile the model (worth it on a GPU; slow to start)")
+
+# %% ../chapters/10_commands.ipynb #a0d5e7c2
+def _add_data_options(p):
+    "Add the options of transformer-train that change the data or the model."
     p.add_argument("--vocab", choices=["bpe", "word"], help="bpe: one sub-word "
                    "vocabulary for both languages, all embeddings tied (the preset's); "
                    "word: a word vocabulary per language (chapter 9)")
     p.add_argument("--vocab-size", type=int,
                    help="entries of the sub-word vocabulary (default: the preset's)")
+    p.add_argument("--outputs", choices=["target", "all"], help="target: the output "
+                   "layer scores only the sub-words English uses (the presets'); all: "
+                   "every entry of the shared vocabulary")
     p.add_argument("--dropout", type=float, help="dropout (default: the preset's)")
     p.add_argument("--keep-snapshots", type=int, help="keep the newest this many "
                    "snapshots (default: the preset's averaged number), to average "
                    "others later with tools/average_snapshots.py")
-    p.add_argument("--compile", action="store_true",
-                   help="torch.compile the model (worth it on a GPU; slow to start)")
 
 # %% ../chapters/10_commands.ipynb #052a1155
 def _train_parser():
@@ -108,6 +116,7 @@ def _train_parser():
     p.add_argument("--resume", action="store_true",
                    help="continue the run in the output folder")
     _add_train_overrides(p)
+    _add_data_options(p)
     p.add_argument("--device",
                    help="cpu, cuda, cuda:1 ... (default: cuda when available)")
     p.add_argument("--seed", type=int)
@@ -129,10 +138,11 @@ def _resumable(cfg, resume):
     return cfg
 
 def _options(a, model_kw, resumed=None):
-    """A run's vocabulary and dropout options: the command line's over the preset's; a
-    resumed run keeps those of its checkpoint."""
-    if resumed: return load_checkpoint(resumed)["extra"]["options"]
-    given = dict(vocab=a.vocab, vocab_size=a.vocab_size, dropout=a.dropout)
+    """A run's data and dropout options: the command line's over the preset's; a resumed
+    run keeps its checkpoint's (all outputs if it is older than that option)."""
+    if resumed:
+        return {"outputs": "all", **load_checkpoint(resumed)["extra"]["options"]}
+    given = {k: getattr(a, k) for k in ("vocab", "vocab_size", "outputs", "dropout")}
     return {**PRESETS[a.config]["data"], "dropout": model_kw["dropout"],
             **{k: v for k, v in given.items() if v is not None}}
 
@@ -174,7 +184,6 @@ def _train_in_group(model, data, cfg, resume, extra, callback):
 def train_main(argv=None):
     "transformer-train: train a German-to-English model on Multi30k."
     a = _train_parser().parse_args(argv)
-
     def run():
         model_kw, cfg = preset(
             a.config, out_dir=a.out, max_minutes=a.max_minutes, max_steps=a.max_steps,
@@ -183,11 +192,12 @@ def train_main(argv=None):
             compile=a.compile or None, progress=False if a.no_progress else None)
         cfg, out = _resumable(cfg, a.resume), Path(cfg.out_dir)
         options = _options(a, model_kw, out / "checkpoint.pt" if a.resume else None)
-        data = prepare_data(a.data, options["vocab"], options["vocab_size"])
-        pipeline = data["pipeline"]
+        data = prepare_data(a.data, options["vocab"], options["vocab_size"],
+                            options["outputs"])
+        pipeline, model_kw["dropout"] = data["pipeline"], options["dropout"]
         model = Transformer(TransformerConfig(
-            *pipeline.sizes, **{**model_kw, "dropout": options["dropout"]},
-            share_embeddings=pipeline.shared))
+            *pipeline.sizes, **model_kw, share_embeddings=pipeline.shared,
+            out_vocab=pipeline.outputs))
         extra = _run_extra(data, a.config, cfg.device, options)
         snapshots = Snapshots(model, out / "snapshots", **PRESETS[a.config]["average"],
                               keep=a.keep_snapshots)

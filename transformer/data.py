@@ -187,7 +187,7 @@ def pair_ids(pairs, src_tok, tgt_tok, src_vocab, tgt_vocab):
 class WordPipeline:
     """Sentences <-> ids with a word vocabulary per language (spaCy's tokens; a word
     seen fewer than `min_freq` times in training is <unk>)."""
-    kind, shared = "word", False
+    kind, shared, outputs = "word", False, None   # outputs: chapter 9.1
 
     def __init__(self, src_vocab, tgt_vocab, src_chars):
         self.src_vocab, self.tgt_vocab = src_vocab, tgt_vocab

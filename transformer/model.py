@@ -9,6 +9,7 @@ __all__ = ['TransformerConfig', 'Transformer', 'count_parameters']
 from dataclasses import dataclass, asdict, replace
 import torch
 from torch import nn
+import torch.nn.functional as F
 from .attention import causal_mask, padding_mask
 from .embeddings import Embeddings, PositionalEncoding
 from .encoder import Encoder
@@ -35,6 +36,9 @@ class TransformerConfig:
     # source and target share one table (needs one vocabulary)
     share_embeddings: bool = False
     tie_output: bool = True    # output projection reuses the target embedding
+    # score only target ids below this (None: all; chapter 9 puts the ids a
+    # target language uses first)
+    out_vocab: int | None = None
 
     @classmethod
     def base(cls, src_vocab, tgt_vocab, **kw): return cls(src_vocab, tgt_vocab, **kw)
@@ -53,6 +57,8 @@ class Transformer(nn.Module):
         super().__init__()
         if cfg.share_embeddings and cfg.src_vocab != cfg.tgt_vocab:
             raise ValueError("share_embeddings needs src_vocab == tgt_vocab")
+        if cfg.out_vocab is not None and not 0 < cfg.out_vocab <= cfg.tgt_vocab:
+            raise ValueError(f"out_vocab must be in 1..{cfg.tgt_vocab}")
         self.cfg = cfg
         layer_args = (cfg.n_layers, cfg.d_model, cfg.h, cfg.d_ff, cfg.dropout,
                       cfg.attn_dropout, cfg.pre_norm, cfg.fast_attention,
@@ -84,13 +90,15 @@ class Transformer(nn.Module):
 
     def decode(self, tgt, memory, src_mask=None, tgt_mask=None, cache=None, start=0):
         """tgt ids (batch, len_t) at positions start.. and memory
-        -> logits (batch, len_t, tgt_vocab)."""
+        -> logits (batch, len_t, out_vocab or tgt_vocab)."""
         x = self.pos(self.tgt_embed(tgt), start)             # (batch, len_t, d_model)
-        return self.generator(self.decoder(x, memory, src_mask, tgt_mask, cache))
+        h = self.decoder(x, memory, src_mask, tgt_mask, cache)
+        # the first out_vocab rows of W: a view, no copy
+        return F.linear(h, self.generator.weight[:self.cfg.out_vocab])
 
     def forward(self, src, tgt, src_mask=None, tgt_mask=None):
         """src (batch, len_s), tgt (batch, len_t) token ids
-        -> logits (batch, len_t, tgt_vocab)."""
+        -> logits (batch, len_t, out_vocab or tgt_vocab)."""
         if src_mask is None:                                 # (batch, 1, 1, len_s)
             src_mask = padding_mask(src, self.cfg.pad_id)
         if tgt_mask is None:                                 # (batch, 1, len_t, len_t)

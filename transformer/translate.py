@@ -19,13 +19,15 @@ from .generation import beam_search, greedy_decode
 class InputError(ValueError):
     "A sentence the model cannot translate (empty, too long, unknown characters)."
 
-def prepare_data(data_dir=None, vocab="bpe", vocab_size=8000, min_freq=2, max_len=256,
-                 download=True):
+def prepare_data(data_dir=None, vocab="bpe", vocab_size=8000, outputs="all", min_freq=2,
+                 max_len=256, download=True):
     """Multi30k as ids: a pipeline (chapter 9) learnt on train only, `vocab` "bpe" (one
-    shared sub-word vocabulary of `vocab_size`) or "word" (per language, `min_freq`);
-    (src_ids + <eos>, tgt_ids) pairs for train and val."""
+    shared sub-word vocabulary of `vocab_size`; `outputs` "target": English pieces
+    first) or "word" (per language, `min_freq`); (src_ids + <eos>, tgt_ids) pairs for
+    train and val."""
     pairs = {s: load_split(s, data_dir, download) for s in ("train", "val")}
-    if vocab == "bpe": pipeline = SubwordPipeline.learn(pairs["train"], vocab_size)
+    if vocab == "bpe":
+        pipeline = SubwordPipeline.learn(pairs["train"], vocab_size, outputs)
     elif vocab == "word": pipeline = WordPipeline.learn(pairs["train"], min_freq)
     else: raise ValueError(f"vocab must be bpe or word, not {vocab!r}")
     # source + <eos>; the target gets <bos>/<eos> in make_batch
