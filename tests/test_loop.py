@@ -342,6 +342,18 @@ def test_planned_run_ends_at_its_plan_with_the_rate_at_zero(tmp_path, monkeypatc
     assert slower[-1]["step"] == slow["steps"]
 
 
+def test_planned_run_on_a_fast_machine_stops_at_max_steps_with_the_rate_at_zero(tmp_path, monkeypatch):
+    "The cpu preset on a GPU: the time would allow more updates than max_steps; the plan, and the decay, end there."
+    monkeypatch.setattr(loop, "time", FakeClock(0.25))
+    cfg = config(tmp_path, max_minutes=0.5, fit_to_time=True, plan_after=8, warmup=10, max_steps=20, ckpt_every=None,
+                 log_every=1, eval_every=None)
+    history = train(tiny_model(), DATA, VALID, cfg, PAD, BOS, EOS)
+    plan = next(r["plan"] for r in history if "plan" in r)
+    assert plan["steps"] == 20 < plan_updates(30, plan["spent_s"], 8, plan["seconds_per_update"])
+    lrs = [r["lr"] for r in history if "train_loss" in r]
+    assert history[-1]["step"] == 20 and lrs == pytest.approx([linear_decay_lr(s, 16, 10, 20, 1.0) for s in range(1, 21)])
+
+
 def test_planned_run_resumes_exactly_plan_included(tmp_path, monkeypatch):
     whole, whole_history = planned_run(tmp_path / "whole", monkeypatch)
     assert planned_run(tmp_path / "parts", monkeypatch, stop_at=17) == (None, None)   # killed after update 17

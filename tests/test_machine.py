@@ -83,6 +83,26 @@ def test_choose_precision_on_cuda_asks_the_gpu(monkeypatch, supported, expected)
     assert choose_precision("auto", "cuda", never, never)[0] == expected
 
 
+@pytest.mark.parametrize("name, local_rank, expected", [
+    ("cuda", None, "cuda:0"), ("cuda", "2", "cuda:2"), ("cuda:1", "2", "cuda:1"), ("auto", "3", "cuda:3"),
+    ("cpu", "2", "cpu")])
+def test_pick_device_numbers_a_gpu_named_without_its_number(monkeypatch, name, local_rank, expected):
+    # torch.cuda.set_device refuses a device without an index ("cuda"), as it did on an H100 with
+    # `transformer-train --device cuda`; the fake refuses it the same way, so no GPU is needed here
+    chosen = []
+    def set_device(device):
+        if device.index is None:
+            raise ValueError(f"Expected a torch.device with a specified index, got {device}")
+        chosen.append(device)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "set_device", set_device)
+    if local_rank is None: monkeypatch.delenv("LOCAL_RANK", raising=False)
+    else: monkeypatch.setenv("LOCAL_RANK", local_rank)
+    device = machine.pick_device(name)
+    assert device == torch.device(expected)
+    assert chosen == ([] if expected == "cpu" else [device])
+
+
 def test_matmul_gflops_divides_the_products_flops_by_its_best_time(monkeypatch):
     "With a clock that ticks 2 ms per reading, each product takes 2 ms: (n, n) @ (n, 4n) is 8 n^3 FLOPs."
     monkeypatch.setattr(machine, "time", FakeClock(0.002))

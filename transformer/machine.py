@@ -204,13 +204,15 @@ def ranks():
     return 0, 1
 
 def pick_device(name="auto"):
-    """The torch.device `name`; "auto": this process's GPU (number LOCAL_RANK under
-    torchrun) if there is one, else the CPU."""
-    if name == "auto":
-        name = (f"cuda:{int(os.environ.get('LOCAL_RANK', 0))}"
-                if torch.cuda.is_available() else "cpu")
+    """The torch.device `name`; "auto": this process's GPU if there is one, else the
+    CPU. A GPU named without its number ("auto", "cuda") is number LOCAL_RANK under
+    torchrun, else 0."""
+    if name == "auto": name = "cuda" if torch.cuda.is_available() else "cpu"
     device = torch.device(name)
-    if device.type == "cuda": torch.cuda.set_device(device)
+    if device.type == "cuda":
+        if device.index is None:
+            device = torch.device("cuda", int(os.environ.get("LOCAL_RANK", 0)))
+        torch.cuda.set_device(device)
     return device
 
 def join_process_group(device):
