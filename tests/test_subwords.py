@@ -144,3 +144,30 @@ def test_a_pipeline_with_the_target_first_maps_what_it_cannot_write_to_unk(train
     assert pipeline_from_state(old).outputs is None
     with pytest.raises(ValueError, match="outputs must be all or target"):
         SubwordPipeline.learn(pairs, 1000, outputs="english")
+
+
+def test_a_pipeline_with_a_vocabulary_per_language_learns_each_on_its_side_only(train):
+    from transformer.data import Vocab
+    from transformer.model import Transformer, TransformerConfig
+    from transformer.subwords import SubwordPipeline, Subwords, pipeline_from_state
+    pairs = train[:2000]
+    pipe = SubwordPipeline.learn(pairs, 800, outputs="target", shared=False)
+    german = Subwords.learn([de for de, _ in pairs], 800)       # the references: one side each
+    english = Subwords.learn([en for _, en in pairs], 800)
+    assert not pipe.shared and pipe.sizes == (800, 800) and pipe.outputs is None
+    assert pipe.subwords.merges == german.merges and pipe.target.merges == english.merges
+    assert pipe.subwords.merges != pipe.target.merges
+    de, en = "Ein Mann mit einem Schutzhelm 🐕.", "A man with a hard hat 🐕."
+    assert pipe.source_ids([de]) == german.ids([de]) and pipe.target_ids([en]) == english.ids([en])
+    assert pipe.sentence(pipe.target_ids([en])[0] + [Vocab.eos_id, 9]) == en
+    for side, text in (("source", de[:-3]), ("target", en[:-3])):      # readable: without the emoji
+        pieces = getattr(pipe, f"{side}_pieces")(getattr(pipe, f"{side}_ids")([text])[0])
+        assert "".join(pieces) == "▁" + text.replace(" ", "▁")
+    again = pipeline_from_state(json.loads(json.dumps(pipe.state())))
+    assert not again.shared and again.target.merges == english.merges
+    assert again.source_ids([de]) == pipe.source_ids([de]) and again.target_ids([en]) == pipe.target_ids([en])
+    assert "target" not in SubwordPipeline.learn(pairs, 800).state()     # shared: one table saved
+    model = Transformer(TransformerConfig(*pipe.sizes, d_model=16, n_layers=1, h=2, d_ff=32,
+                                          share_embeddings=pipe.shared, out_vocab=pipe.outputs))
+    assert model.src_embed is not model.tgt_embed                     # two tables, output tied to English's
+    assert model.generator.weight is model.tgt_embed.lut.weight

@@ -183,6 +183,30 @@ def test_outputs_all_and_runs_older_than_the_option_score_every_entry(tmp_path, 
     assert state["step"] == 4 and state["model_config"]["out_vocab"] is None
 
 
+def test_a_vocabulary_per_language_trains_translates_and_ships(tmp_path, DATA):
+    "--vocab bpe-separate: two sub-word vocabularies, two embedding tables, the English one tied to the output."
+    out, folder = tmp_path / "run", tmp_path / "model"
+    r = command("train", "--config", "tiny", "--vocab", "bpe-separate", "--data", DATA, "--out", out,
+                "--max-steps", 2, "--no-progress")
+    assert r.returncode == 0, r.stderr
+    state = torch.load(out / "checkpoint.pt", weights_only=True)
+    size = PRESETS["tiny"]["data"]["vocab_size"]
+    assert state["extra"]["options"]["vocab"] == "bpe-separate" and "target" in state["extra"]["pipeline"]
+    config = state["model_config"]
+    assert not config["share_embeddings"] and (config["src_vocab"], config["tgt_vocab"]) == (size, size)
+    assert config["out_vocab"] is None
+    assert not torch.equal(state["model"]["src_embed.lut.weight"], state["model"]["tgt_embed.lut.weight"])
+    r = command("export", out / "checkpoint.pt", folder, "--data", DATA, "--beam", 1)
+    assert r.returncode == 0, r.stderr
+    shipped = load_model(folder, "cpu")
+    assert shipped.model.src_embed is not shipped.model.tgt_embed
+    assert shipped.model.generator.weight is shipped.model.tgt_embed.lut.weight
+    by_checkpoint = command("translate", "--checkpoint", out / "checkpoint.pt", "--beam", 1, "Zwei Hunde.")
+    by_folder = command("translate", "--model", folder, "--beam", 1, "Zwei Hunde.")
+    assert by_checkpoint.returncode == by_folder.returncode == 0
+    assert len(by_checkpoint.stdout.splitlines()) == len(by_folder.stdout.splitlines()) == 1
+    assert "choose from" in command("train", "--config", "tiny", "--vocab", "bpe2").stderr     # argparse
+
 def test_translate_arguments_and_stdin(run):
     ckpt = run / "checkpoint.pt"
     r = command("translate", "--checkpoint", ckpt, "--beam", 1, "Ein Mann fährt Fahrrad.", "Zwei Hunde.")

@@ -29,8 +29,8 @@ PRESETS = {
                            eval_every=40, ckpt_every=20, precision="fp32"),
              "average": dict(every=10, last=3)},
     # 30 minutes of a CPU: 3,500-token batches; as many updates as fit (planned), at
-    # most 5,500; the rate (factor 0.3 beat 0.5) falls linearly to 0 at the last; bf16
-    # only where it measures faster; the plain attention (PyTorch's fused kernel is
+    # most 5,500; the rate (factor 0.3 beat 0.5 and 0.2) falls linearly to 0 at the
+    # last; bf16 only where it measures faster; the plain attention (the fused kernel is
     # slower in bf16 on a CPU); no FFN dropout; d_ff 512 and 8 heads beat d_ff 1,024 and
     # 4 heads (Recorded runs); the output layer scores English's pieces only (ch. 9.1)
     "cpu": {"data": dict(vocab="bpe", vocab_size=8000, outputs="target"),
@@ -88,11 +88,13 @@ def _add_train_overrides(p):
 # %% ../chapters/10_commands.ipynb #a0d5e7c2
 def _add_data_options(p):
     "Add the options of transformer-train that change the data or the model."
-    p.add_argument("--vocab", choices=["bpe", "word"], help="bpe: one sub-word "
-                   "vocabulary for both languages, all embeddings tied (the preset's); "
-                   "word: a word vocabulary per language (chapter 9)")
+    p.add_argument("--vocab", choices=["bpe", "bpe-separate", "word"], help="bpe: one "
+                   "sub-word vocabulary for both languages, all embeddings tied (the "
+                   "preset's); bpe-separate: one of --vocab-size per language; word: a "
+                   "word vocabulary per language (chapter 9)")
     p.add_argument("--vocab-size", type=int,
-                   help="entries of the sub-word vocabulary (default: the preset's)")
+                   help="entries of the sub-word vocabulary, of each with bpe-separate "
+                   "(default: the preset's)")
     p.add_argument("--outputs", choices=["target", "all"], help="target: the output "
                    "layer scores only the sub-words English uses (the presets'); all: "
                    "every entry of the shared vocabulary")

@@ -156,47 +156,58 @@ def targets_first(subwords, sentences):
 
 # %% ../chapters/09_subwords.ipynb #768459e6
 class SubwordPipeline:
-    """Sentences <-> ids with one byte-level BPE vocabulary (`Subwords`) for both sides;
-    `outputs`: the ids below it are all the target side needs (`targets_first`)."""
-    kind, shared = "bpe", True
+    """Sentences <-> ids with byte-level BPE (`Subwords`): one vocabulary for both
+    sides, or with `target` one per language; `outputs`: the ids below it are all the
+    target side needs (`targets_first`)."""
+    kind = "bpe"
 
-    def __init__(self, subwords, outputs=None):
-        self.subwords, self.outputs = subwords, outputs
+    def __init__(self, subwords, outputs=None, target=None):
+        self.subwords, self.outputs = subwords, outputs      # the source's, or both's
+        self.target = subwords if target is None else target
+        self.shared = target is None       # one table: the model ties all three (ch. 6)
 
     @classmethod
-    def learn(cls, pairs, vocab_size=8000, outputs="all"):
+    def learn(cls, pairs, vocab_size=8000, outputs="all", shared=True):
         """Merges learnt on both sides of (german, english) training pairs; `outputs`
-        "target" numbers the English pieces first."""
+        "target" numbers the English pieces first. `shared=False`: a vocabulary of
+        `vocab_size` per language, each learnt on its own side (all outputs English)."""
         if outputs not in ("all", "target"):
             raise ValueError(f"outputs must be all or target, not {outputs!r}")
+        if not shared:
+            return cls(Subwords.learn([de for de, _ in pairs], vocab_size),
+                       target=Subwords.learn([en for _, en in pairs], vocab_size))
         subwords = Subwords.learn([s for p in pairs for s in p], vocab_size)
         if outputs == "all": return cls(subwords)
         return cls(*targets_first(subwords, [en for _, en in pairs]))
 
     @property
-    def sizes(self): return len(self.subwords), len(self.subwords)
+    def sizes(self): return len(self.subwords), len(self.target)
     def unseen(self, sentence): return []      # every byte has a piece
     def source_ids(self, sentences): return self.subwords.ids(sentences)
     def target_ids(self, sentences):
         "Sentences -> ids; with `outputs`, an id the model cannot write becomes <unk>."
-        ids = self.subwords.ids(sentences)
+        ids = self.target.ids(sentences)
         if self.outputs is None: return ids
         return [[i if i < self.outputs else Subwords.unk_id for i in s] for s in ids]
-    def source_pieces(self, ids):
+    @staticmethod
+    def _pieces(subwords, ids):
         "Ids -> readable pieces (up to <eos>, without <pad> and <bos>)."
-        return [readable(self.subwords.library.id_to_token(i))
-                for i in self.subwords.kept(ids)]
-    target_pieces = source_pieces
-    def sentence(self, ids): return self.subwords.text(ids)
+        return [readable(subwords.library.id_to_token(i)) for i in subwords.kept(ids)]
+    def source_pieces(self, ids): return self._pieces(self.subwords, ids)
+    def target_pieces(self, ids): return self._pieces(self.target, ids)
+    def sentence(self, ids): return self.target.text(ids)
     def state(self):
         return {"kind": self.kind, "subwords": self.subwords.to_str(),
-                "outputs": self.outputs}
+                "outputs": self.outputs,
+                **({} if self.shared else {"target": self.target.to_str()})}
 
 # %% ../chapters/09_subwords.ipynb #c7009ab2
 def pipeline_from_state(state):
     "The pipeline a checkpoint saved with `state()` (before sub-words: its vocab)."
     if state.get("kind") == "bpe":
+        target = state.get("target")         # only with a vocabulary per language
+        target = target and Subwords.from_str(target)
         return SubwordPipeline(Subwords.from_str(state["subwords"]),
-                               state.get("outputs"))
+                               state.get("outputs"), target)
     return WordPipeline(*(Vocab(state["vocab"][lang]) for lang in LANGS),
                         state["src_chars"])

@@ -23,13 +23,14 @@ def prepare_data(data_dir=None, vocab="bpe", vocab_size=8000, outputs="all", min
                  max_len=256, download=True):
     """Multi30k as ids: a pipeline (chapter 9) learnt on train only, `vocab` "bpe" (one
     shared sub-word vocabulary of `vocab_size`; `outputs` "target": English pieces
-    first) or "word" (per language, `min_freq`); (src_ids + <eos>, tgt_ids) pairs for
-    train and val."""
+    first), "bpe-separate" (one of `vocab_size` per language) or "word" (per language,
+    `min_freq`); (src_ids + <eos>, tgt_ids) pairs for train and val."""
     pairs = {s: load_split(s, data_dir, download) for s in ("train", "val")}
-    if vocab == "bpe":
-        pipeline = SubwordPipeline.learn(pairs["train"], vocab_size, outputs)
+    if vocab in ("bpe", "bpe-separate"):
+        pipeline = SubwordPipeline.learn(pairs["train"], vocab_size, outputs,
+                                         shared=vocab == "bpe")
     elif vocab == "word": pipeline = WordPipeline.learn(pairs["train"], min_freq)
-    else: raise ValueError(f"vocab must be bpe or word, not {vocab!r}")
+    else: raise ValueError(f"vocab must be bpe, bpe-separate or word, not {vocab!r}")
     # source + <eos>; the target gets <bos>/<eos> in make_batch
     def ids_of(split):
         src = pipeline.source_ids([p[0] for p in pairs[split]])
