@@ -93,11 +93,12 @@ def _add_data_options(p):
                    "preset's); bpe-separate: one of --vocab-size per language; word: a "
                    "word vocabulary per language (chapter 9)")
     p.add_argument("--vocab-size", type=int,
-                   help="entries of the sub-word vocabulary, of each with bpe-separate "
-                   "(default: the preset's)")
+                   help="entries of the sub-word vocabulary, of each one with "
+                   "bpe-separate (default: the preset's)")
     p.add_argument("--outputs", choices=["target", "all"], help="target: the output "
                    "layer scores only the sub-words English uses (the presets'); all: "
-                   "every entry of the shared vocabulary")
+                   "every entry of the shared vocabulary (with bpe-separate every "
+                   "entry is English, and both mean all)")
     p.add_argument("--dropout", type=float, help="dropout (default: the preset's)")
     p.add_argument("--keep-snapshots", type=int, help="keep the newest this many "
                    "snapshots (default: the preset's averaged number), to average "
