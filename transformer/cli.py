@@ -31,8 +31,8 @@ PRESETS = {
     # 30 minutes of a CPU: 3,500-token batches; as many updates as fit (planned), at
     # most 5,500; the rate (factor 0.3 beat 0.5 and 0.2) falls linearly to 0 at the
     # last; bf16 only where it measures faster; the plain attention (the fused kernel is
-    # slower in bf16 on a CPU); no FFN dropout; d_ff 512 and 8 heads beat d_ff 1,024 and
-    # 4 heads (Recorded runs); the output layer scores English's pieces only (ch. 9.1)
+    # slower in bf16 on a CPU); no FFN dropout; d_ff 512, 8 heads beat 1,024, 4 heads;
+    # 3 layers beat 2 in fp32 (Recorded runs); outputs: English's pieces only (ch. 9.1)
     "cpu": {"data": dict(vocab="bpe", vocab_size=8000, outputs="target"),
             "model": dict(d_model=256, n_layers=3, h=8, d_ff=512, dropout=0.1,
                           ffn_dropout=0.0, fast_attention=False),
@@ -100,6 +100,8 @@ def _add_data_options(p):
                    "every entry of the shared vocabulary (with bpe-separate every "
                    "entry is English, and both mean all)")
     p.add_argument("--dropout", type=float, help="dropout (default: the preset's)")
+    p.add_argument("--layers", type=int, help="N, the layers of the encoder and of the "
+                   "decoder (default: the preset's)")
     p.add_argument("--keep-snapshots", type=int, help="keep the newest this many "
                    "snapshots (default: the preset's averaged number), to average "
                    "others later with tools/average_snapshots.py")
@@ -141,13 +143,27 @@ def _resumable(cfg, resume):
     return cfg
 
 def _options(a, model_kw, resumed=None):
-    """A run's data and dropout options: the command line's over the preset's; a resumed
-    run keeps its checkpoint's (all outputs if it is older than that option)."""
+    """A run's data, dropout and depth options: the command line's over the preset's;
+    a resumed run keeps its checkpoint's (all outputs and the preset's depth if it is
+    older than those options)."""
     if resumed:
-        return {"outputs": "all", **load_checkpoint(resumed)["extra"]["options"]}
-    given = {k: getattr(a, k) for k in ("vocab", "vocab_size", "outputs", "dropout")}
-    return {**PRESETS[a.config]["data"], "dropout": model_kw["dropout"],
-            **{k: v for k, v in given.items() if v is not None}}
+        return {"outputs": "all", "layers": model_kw["n_layers"],
+                **load_checkpoint(resumed)["extra"]["options"]}
+    given = {k: getattr(a, k)
+             for k in ("vocab", "vocab_size", "outputs", "dropout", "layers")}
+    options = {**PRESETS[a.config]["data"], "dropout": model_kw["dropout"],
+               "layers": model_kw["n_layers"],
+               **{k: v for k, v in given.items() if v is not None}}
+    if options["layers"] < 1: raise ValueError("--layers must be at least 1")
+    return options
+
+# %% ../chapters/10_commands.ipynb #b85010c1
+def _model(pipeline, model_kw, options):
+    "A run's model: the preset's shape with the run's dropout and depth, for its data."
+    shape = {**model_kw, "dropout": options["dropout"], "n_layers": options["layers"]}
+    return Transformer(TransformerConfig(*pipeline.sizes, **shape,
+                                         share_embeddings=pipeline.shared,
+                                         out_vocab=pipeline.outputs))
 
 def _run_extra(data, config, device, options):
     "What a checkpoint keeps besides the weights: pipeline, options, command, machine."
@@ -197,10 +213,7 @@ def train_main(argv=None):
         options = _options(a, model_kw, out / "checkpoint.pt" if a.resume else None)
         data = prepare_data(a.data, options["vocab"], options["vocab_size"],
                             options["outputs"])
-        pipeline, model_kw["dropout"] = data["pipeline"], options["dropout"]
-        model = Transformer(TransformerConfig(
-            *pipeline.sizes, **model_kw, share_embeddings=pipeline.shared,
-            out_vocab=pipeline.outputs))
+        model = _model(data["pipeline"], model_kw, options)
         extra = _run_extra(data, a.config, cfg.device, options)
         snapshots = Snapshots(model, out / "snapshots", **PRESETS[a.config]["average"],
                               keep=a.keep_snapshots)
