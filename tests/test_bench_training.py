@@ -109,11 +109,17 @@ def test_rows_train_the_way_their_names_say(monkeypatch):
 
 
 def test_cpu_preset_rows_take_the_presets_dropout(monkeypatch):
-    "With the cpu preset, the course's headline row has no FFN dropout (the preset's ffn_dropout 0.0)."
+    """With the cpu preset, the course's headline row has no FFN dropout (the preset's ffn_dropout 0.0), and the
+    torch.nn.Transformer row the preset's LayerNorm placement."""
     rows = list(bench_training.variants(bench_training.PRESETS["cpu"]["model"], False, True))
     assert rows[-1][0] == "fp32, course under torch.compile" and rows[-1][5] is True
     model, _ = bench_training.build("course", {}, True, bench_training.PRESETS["cpu"]["model"], 100)
     assert {m.dropout.p for m in model.modules() if isinstance(m, FeedForward)} == {0.0}
+    # the torch.nn.Transformer row puts its LayerNorms where the preset does (Pre-LN or Post-LN)
+    preset = bench_training.PRESETS["cpu"]["model"]
+    reference, _ = bench_training.build("torch", {"dropout": 0.1}, False, preset, 100)
+    layers = [*reference.stacks.encoder.layers, *reference.stacks.decoder.layers]
+    assert {layer.norm_first for layer in layers} == {preset.get("pre_norm", False)}
 
 
 @pytest.mark.parametrize("args", [["--steps", "0"], ["--tokens", "3"], ["--preset", "huge"], ["--warmup", "-1"],

@@ -183,28 +183,34 @@ def test_outputs_all_and_runs_older_than_the_option_score_every_entry(tmp_path, 
     assert state["step"] == 4 and state["model_config"]["out_vocab"] is None
 
 
-def test_layers_sets_the_depth_and_a_resumed_run_keeps_it(tmp_path, DATA):
+def test_layers_and_pre_norm_set_the_model_and_a_resumed_run_keeps_them(tmp_path, DATA):
     out = tmp_path / "run"
     args = ["--config", "tiny", "--data", DATA, "--out", out, "--no-progress"]
-    r = command("train", *args, "--layers", 2, "--max-steps", 2)
+    r = command("train", *args, "--layers", 2, "--pre-norm", "--max-steps", 2)
     assert r.returncode == 0, r.stderr
     def layers(part):
         keys = torch.load(out / "checkpoint.pt", weights_only=True)["model"]
         return len({k.split(".")[2] for k in keys if k.startswith(f"{part}.layers.")})
+    def final_norms():        # pre-norm stacks end in a LayerNorm of their own (chapter 13)
+        keys = torch.load(out / "checkpoint.pt", weights_only=True)["model"]
+        return {k for k in keys if k.endswith("coder.norm.weight")}
     assert (layers("encoder"), layers("decoder")) == (2, 2)     # the tiny preset has 1
-    r = command("train", *args, "--resume", "--max-steps", 4)   # no --layers: the run's own
+    assert final_norms() == {"encoder.norm.weight", "decoder.norm.weight"}
+    r = command("train", *args, "--resume", "--max-steps", 4)   # no options: the run's own
     assert r.returncode == 0, r.stderr
     assert (layers("encoder"), layers("decoder")) == (2, 2)
-    assert Translator.load(out / "checkpoint.pt", "cpu").info["shape"] == "d_model 64, N 2, h 2, d_ff 128"
-    # a run older than the option resumes with the preset's depth
+    assert len(final_norms()) == 2
+    assert Translator.load(out / "checkpoint.pt", "cpu").info["shape"] == "d_model 64, N 2, h 2, d_ff 128, pre-norm"
+    # a run older than the options resumes with the preset's depth and post-norm
     other = tmp_path / "old"
     r = command("train", "--config", "tiny", "--data", DATA, "--out", other, "--max-steps", 2, "--no-progress")
     state = torch.load(other / "checkpoint.pt", weights_only=True)
-    del state["extra"]["options"]["layers"]
+    del state["extra"]["options"]["layers"], state["extra"]["options"]["pre_norm"]
     torch.save(state, other / "checkpoint.pt")
     r = command("train", "--config", "tiny", "--data", DATA, "--out", other, "--resume", "--max-steps", 4)
     assert r.returncode == 0, r.stderr
-    assert torch.load(other / "checkpoint.pt", weights_only=True)["model_config"]["n_layers"] == 1
+    config = torch.load(other / "checkpoint.pt", weights_only=True)["model_config"]
+    assert (config["n_layers"], config["pre_norm"]) == (1, False)
     r = command("train", "--config", "tiny", "--data", DATA, "--out", tmp_path / "bad", "--layers", 0)
     assert "--layers must be at least 1" in one_line_error(r)
     assert not (tmp_path / "bad" / "checkpoint.pt").exists()

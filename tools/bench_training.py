@@ -107,7 +107,7 @@ class TorchTransformer(nn.Module):
         self.src_embed, self.tgt_embed, self.pos, self.generator = (shell.src_embed, shell.tgt_embed, shell.pos,
                                                                     shell.generator)
         self.stacks = nn.Transformer(cfg.d_model, cfg.h, cfg.n_layers, cfg.n_layers, cfg.d_ff, dropout,
-                                     batch_first=True)
+                                     batch_first=True, norm_first=cfg.pre_norm)   # Pre-LN as the preset has it
         self.cfg = cfg
 
     def forward(self, src, tgt, src_mask=None, tgt_mask=None):

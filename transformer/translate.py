@@ -60,6 +60,7 @@ def _checkpoint_info(state, model):
     extra, tc = state.get("extra") or {}, state.get("train_config") or {}
     precision, plan = state.get("precision") or {}, state.get("plan") or {}
     shape = "d_model {d_model}, N {n_layers}, h {h}, d_ff {d_ff}"
+    shape += ", pre-norm" if state["model_config"].get("pre_norm") else ""
     weights = f"average of {len(extra['averaged'])}" if "averaged" in extra else "last"
     return {"config": extra.get("config"),
             "schedule": schedule_name(tc, state.get("plan")),
