@@ -24,7 +24,7 @@ from transformer.subwords import Subwords
 from transformer.machine import CheckpointError
 from transformer.cli import PRESETS, _train_parser, preset
 from transformer.shipped import load_model
-from transformer.translate import InputError, Translator, corpus_scores, schedule_name, tokenized_bleu
+from transformer.translate import InputError, Translator, corpus_scores, schedule_name, shape_name, tokenized_bleu
 
 ROOT = Path(__file__).resolve().parents[1]
 FULL = Path(os.environ.get("MULTI30K_DIR") or ROOT.parent / "shared" / "data" / "multi30k")
@@ -395,6 +395,13 @@ def test_schedule_names():
     assert schedule_name(None) == "unknown"
     assert schedule_name({"warmup": 400, "lr_factor": 1.0, "decay_steps": None}) == "inverse sqrt (Noam), warmup 400, factor 1.0"
     assert schedule_name({"warmup": 200, "lr_factor": 0.5, "decay_steps": 1600}) == "linear to 0 at 1600, warmup 200, factor 0.5"
+
+
+def test_shape_names_read_every_size_and_the_norm_placement():
+    paper = {"d_model": 512, "n_layers": 6, "h": 8, "d_ff": 2048, "dropout": 0.1}
+    assert shape_name(paper) == "d_model 512, N 6, h 8, d_ff 2048"
+    assert shape_name({**paper, "pre_norm": False}) == "d_model 512, N 6, h 8, d_ff 2048"
+    assert shape_name({**paper, "h": 4, "d_ff": 1024, "pre_norm": True}) == "d_model 512, N 6, h 4, d_ff 1024, pre-norm"
 
 
 def test_checkpoints_name_their_schedule(run):

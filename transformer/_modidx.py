@@ -357,5 +357,6 @@ d = { 'settings': { 'branch': 'main',
                                        'transformer.translate.schedule_name': ( 'translation.html#schedule_name',
                                                                                 'transformer/translate.py'),
                                        'transformer.translate.score_split': ('translation.html#score_split', 'transformer/translate.py'),
+                                       'transformer.translate.shape_name': ('translation.html#shape_name', 'transformer/translate.py'),
                                        'transformer.translate.tokenized_bleu': ( 'translation.html#tokenized_bleu',
                                                                                  'transformer/translate.py')}}}
