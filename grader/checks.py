@@ -307,7 +307,7 @@ def _resolve(path):
 
 
 def _poisoned(obj, path):
-    if inspect.isclass(obj):
+    if inspect.isclass(obj) and _subclassable(obj):
         def __init__(self, *args, **kwargs):
             if _from_learner():
                 _banned(path)
@@ -322,11 +322,16 @@ def _poisoned(obj, path):
                                                "__init_subclass__": classmethod(__init_subclass__)})
         return poisoned
 
-    def poisoned(*args, **kwargs):
+    def poisoned(*args, **kwargs):      # a function, or a compiled class that takes no subclass (tokenizers')
         if _from_learner():
             _banned(path)
         return obj(*args, **kwargs)
     return poisoned
+
+
+def _subclassable(cls):
+    "False for a compiled class that cannot be subclassed (\"not an acceptable base type\"), e.g. tokenizers'."
+    return bool(cls.__flags__ & (1 << 10))          # Py_TPFLAGS_BASETYPE
 
 
 def forbid(paths):

@@ -155,26 +155,40 @@ def test_the_answer_check_notices_a_missing_or_open_answer(tmp_path):
     assert "shown, not folded away" in site(drop.format(1) + drop.format(2), cell='<div class="cell"><pre>x</pre></div>')[0]
 
 
-def chapter_markdown(nn):
-    [nb] = (ROOT / "chapters").glob(f"{nn}_*.ipynb")
+# The chapter that links each exercise, where the exercise's number is not its chapter's: the capstone
+# (exercise 9) closes chapter 7, and the sub-words exercise (10) goes with section 9.1.
+EXERCISE_CHAPTERS = {"09": "07_training", "10": "09_subwords"}
+
+
+def exercise_chapter(name):
+    "The chapter (its file name in chapters/, without .ipynb) that links exercise `name`, e.g. '01_attention.ipynb'."
+    if name[:2] in EXERCISE_CHAPTERS:
+        return EXERCISE_CHAPTERS[name[:2]]
+    [nb] = (ROOT / "chapters").glob(f"{name[:2]}_*.ipynb")
+    return nb.stem
+
+
+def chapter_markdown(stem):
+    nb = ROOT / "chapters" / f"{stem}.ipynb"
     return "\n".join("".join(c["source"]) for c in json.loads(nb.read_text())["cells"] if c["cell_type"] == "markdown")
 
 
 def test_every_exercise_is_linked_from_its_chapter():
-    "Chapters 1 to 8 link their exercise notebook, chapter 7 the capstone too (a relative link JupyterLab opens)."
+    """Chapters 1 to 8 link their exercise notebook, chapter 7 the capstone too, section 9.1 the sub-words
+    exercise (a relative link JupyterLab opens)."""
     exercises = sorted(p.name for p in (ROOT / "solutions").glob("*.ipynb"))
-    assert len(exercises) >= 9
+    assert len(exercises) >= 10
     for name in exercises:
-        nn = "07" if name.startswith("09_") else name[:2]
-        assert f"](../exercises/{name})" in chapter_markdown(nn), f"chapter {nn} does not link exercises/{name}"
+        stem = exercise_chapter(name)
+        assert f"](../exercises/{name})" in chapter_markdown(stem), f"chapters/{stem} does not link exercises/{name}"
 
 
 def test_exercise_links_and_launch_buttons_on_the_site(html, docs):
     "On the site an exercise link goes to the file in the repository; each chapter has Colab, Binder and download."
     repo = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]["url"].rstrip("/")
     for name in sorted(p.name for p in (ROOT / "solutions").glob("*.ipynb")):
-        nn = "07" if name.startswith("09_") else name[:2]
-        [doc] = [d for d in docs if d.startswith(f"chapters/{nn}_")]
+        doc = f"chapters/{exercise_chapter(name)}"
+        assert doc in docs, f"{doc} is not in the book's toc"
         hrefs = {a.get("href") for a in check_site._soup(check_site.page(html, doc)).find_all("a")}
         assert f"{repo}/blob/main/exercises/{name}" in hrefs, f"{doc}: no link to exercises/{name} on the site"
     for doc in [d for d in docs if d.startswith("chapters/") and (ROOT / f"{d}.ipynb").is_file()]:

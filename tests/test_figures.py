@@ -154,3 +154,48 @@ def test_the_browser_check_clicks_the_points_of_a_clickable_figure(tmp_path, mon
     (tmp_path / "dead.html").write_text(f"<html><body>{dead}</body></html>")
     problems = figure_check.check_figures(tmp_path, ["good.html", "dead.html"])
     assert problems == ["dead.html: figure 1: clicked point 1 (button 1), and the figure did not change"], problems
+
+
+def block_figure():
+    "Three blocks of two kinds, the second twice as tall as the others, and one arrow."
+    blocks = [("a", 1, 1, 2, 1, "A one"), ("b", 5, 1, 2, 2, "B"), ("a", 1, 4, 2, 1, "A two")]
+    return blocks, figures.block_diagram(blocks, {"a": "about a", "b": "about b"},
+                                         arrows=[[(2, 2), (2, 4)]], groups=[(0.5, 0.5, 3.5, 5.5)],
+                                         x_range=(0, 8), y_range=(0, 6))
+
+
+def test_block_diagram_makes_the_whole_of_every_block_a_click_target():
+    blocks, fig = block_figure()
+    areas = fig.data[0]
+    assert areas.type == "heatmap"
+
+    def button_at(x, y):
+        j = next(j for j in range(len(areas.x) - 1) if areas.x[j] <= x < areas.x[j + 1])
+        i = next(i for i in range(len(areas.y) - 1) if areas.y[i] <= y < areas.y[i + 1])
+        return areas.customdata[i][j]
+
+    for kind, x0, y0, w, h, _ in blocks:             # corners as well as the centre
+        for fx, fy in [(0.05, 0.05), (0.5, 0.5), (0.95, 0.95), (0.05, 0.95)]:
+            assert button_at(x0 + fx * w, y0 + fy * h) == "ab".index(kind), (kind, fx, fy)
+    assert button_at(4, 2) is None and button_at(0.5, 0.5) is None and button_at(2, 3) is None
+    menu = fig.layout.updatemenus[0]
+    assert [b.label for b in menu.buttons] == ["a", "b"] and menu.active == 0
+    data, layout = menu.buttons[1].args                 # what button b (and a click on B) does
+    assert data == {} and layout["annotations[0].text"] == "about b"
+    assert fig.layout.annotations[0].text == "about a"
+    assert [s["line"]["width"] for s in layout["shapes"]] == [1, 1, 4, 1]   # the frame, then blocks
+    assert fig.layout.annotations[1].ax == 2 and fig.layout.annotations[1].ay == 2  # arrowhead
+
+
+def test_the_browser_check_clicks_the_corners_of_a_block_diagrams_blocks(tmp_path, monkeypatch):
+    need_browser()
+    monkeypatch.delenv(figures.SITE_ENV, raising=False)
+    good = figures.interactive(block_figure()[1], clickable=True)._repr_html_()
+    dead = good.replace("if (b === undefined || !menu.buttons[b]) return;", "return;")
+    assert dead != good
+    (tmp_path / "good.html").write_text(f"<html><body>{good}</body></html>")
+    (tmp_path / "dead.html").write_text(f"<html><body>{dead}</body></html>")
+    problems = figure_check.check_figures(tmp_path, ["good.html", "dead.html"])
+    assert problems == ["dead.html: figure 1: clicked area 1,3 (button 1), and the figure did not change",
+                        "dead.html: figure 1: clicked area 4,1 (button 0), and the figure did not change",
+                        ], problems

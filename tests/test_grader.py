@@ -410,6 +410,21 @@ FORBIDDEN = {   # (chapter, question, code after the header): each uses what the
                               "def transformer_forward(model, src, tgt, pad_id):\n"
                               "    s, t = padding_mask(src, pad_id), padding_mask(tgt, pad_id) & causal_mask(tgt.size(1))\n"
                               "    return model.decode(tgt, model.encode(src, s), s, t)\n"),
+    "package_learn_bpe": ("10", 2, "from transformer.subwords import learn_bpe as reference\n\n"
+                                   "def learn_bpe(word_counts, n_merges):\n    return reference(word_counts, n_merges)\n"),
+    # tokenizers' classes are compiled and cannot be subclassed: the ban wraps them in a function instead
+    "library_trainer": ("10", 2, "import json\nfrom tokenizers import Tokenizer, models, trainers\n\n"
+                                 "def learn_bpe(word_counts, n_merges):\n"
+                                 "    tok = Tokenizer(models.BPE())\n"
+                                 "    n_chars = len({c for word in word_counts for c in word})\n"
+                                 "    trainer = trainers.BpeTrainer(vocab_size=n_chars + n_merges, show_progress=False)\n"
+                                 "    tok.train_from_iterator([w for w, c in word_counts.items() for _ in range(c)], trainer)\n"
+                                 "    return [tuple(m) for m in json.loads(tok.to_str())['model']['merges']]\n"),
+    "library_bpe_model": ("10", 3, "from tokenizers.models import BPE\n\n"
+                                   "def segment(word, merges):\n"
+                                   "    vocab = {c: i for i, c in enumerate(sorted(set(word) | {c for m in merges for c in m[0] + m[1]}))}\n"
+                                   "    for left, right in merges:\n        vocab.setdefault(left + right, len(vocab))\n"
+                                   "    return [t.value for t in BPE(vocab=vocab, merges=list(merges)).tokenize(word)]\n"),
 }
 
 

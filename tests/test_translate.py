@@ -22,7 +22,7 @@ import torch
 from transformer.data import Vocab
 from transformer.subwords import Subwords
 from transformer.machine import CheckpointError
-from transformer.cli import PRESETS, _train_parser, preset
+from transformer.cli import PRESETS, _plan_message, _run_extra, _train_parser, preset
 from transformer.shipped import load_model
 from transformer.translate import InputError, Translator, corpus_scores, schedule_name, shape_name, tokenized_bleu
 
@@ -436,7 +436,7 @@ def test_a_timed_cpu_run_plans_its_length_and_says_so(tmp_path, DATA):
                 "--max-tokens", 400, "--precision", "fp32", "--lr-factor", 0.7, "--no-progress")
     assert r.returncode == 0, r.stderr
     plan = next(json.loads(l)["plan"] for l in (out / "metrics.jsonl").read_text().splitlines() if '"plan"' in l)
-    assert f"plan: {plan['steps']} updates in 0.25 minutes" in r.stderr and plan["fixed_at"] == 10
+    assert f"plan: {plan['steps']} updates (what fits 0.25 minutes)" in r.stderr and plan["fixed_at"] == 10
     info = Translator.load(out / "checkpoint.pt", "cpu").info
     assert info["planned_steps"] == plan["steps"] and info["step"] <= plan["steps"]
     assert info["schedule"] == f"linear to 0 at {plan['steps']}, warmup 10, factor 0.7"
@@ -447,6 +447,25 @@ def test_a_timed_cpu_run_plans_its_length_and_says_so(tmp_path, DATA):
     assert "plans its own decay_steps" in one_line_error(r)
     r = command("train", "--config", "tiny", "--data", DATA, "--out", tmp_path / "neg", "--lr-factor", 0)
     assert "lr_factor must be positive" in one_line_error(r)
+
+
+def test_the_plan_names_what_limits_it_and_how_long_it_takes():
+    "On a fast machine the cap ends the run, on a slow one the clock: the message says which, and the time."
+    cfg = preset("cpu")[1]                                   # 30 minutes, at most 5,500 updates
+    gpu = _plan_message({"steps": 5500, "seconds_per_update": 0.08}, cfg)
+    assert "5500 updates (the cap of 5500), about 7.3 minutes at 0.08 s" in gpu
+    assert "(what fits 1 minute)" in _plan_message({"steps": 99, "seconds_per_update": 0.6}, preset("cpu", max_minutes=1)[1])
+    cpu = _plan_message({"steps": 2400, "seconds_per_update": 0.75}, cfg)
+    assert "2400 updates (what fits 30 minutes), about 30.0 minutes at 0.75 s" in cpu
+
+
+def test_the_recorded_command_is_the_one_given(monkeypatch):
+    "train_main(argv) records argv, not the arguments of the process that called it (a notebook's kernel)."
+    monkeypatch.setattr(sys, "argv", ["ipykernel_launcher", "-f", "kernel.json"])
+    data = {"pipeline": type("P", (), {"state": lambda self: {}})()}
+    given = _run_extra(data, "tiny", "cpu", {}, ["--config", "tiny", "--out", "my runs/a"])
+    assert given["command"] == "transformer-train --config tiny --out 'my runs/a'"
+    assert _run_extra(data, "tiny", "cpu", {})["command"] == "transformer-train -f kernel.json"
 
 
 def test_command_line_overrides_reach_the_run(tmp_path, DATA):
@@ -545,7 +564,8 @@ def test_evaluate_and_translate_read_a_model_folder(folder, tmp_path, DATA):
 
 @pytest.mark.parametrize("fault, expected", [
     ("missing", "model.safetensors: missing"), ("truncated", "model.safetensors: checksum mismatch"),
-    ("altered", "model.safetensors: checksum mismatch"), ("shape", "needs"), ("card", "card.json: missing")])
+    ("altered", "model.safetensors: checksum mismatch"), ("shape", "needs"), ("card", "card.json: missing"),
+    ("tokenizer", "tokenizer.json: vocabularies of")])
 def test_a_damaged_model_folder_is_one_line_naming_the_file(folder, tmp_path, fault, expected):
     import shutil
     bad = tmp_path / "bad"
@@ -559,6 +579,8 @@ def test_a_damaged_model_folder_is_one_line_naming_the_file(folder, tmp_path, fa
         cfg = json.loads((bad / "config.json").read_text()); cfg["d_ff"] *= 2
         (bad / "config.json").write_text(json.dumps(cfg))
     if fault == "card": (bad / "card.json").unlink()
+    if fault == "tokenizer":                     # another model's vocabulary (8,000 pieces, not 1,000)
+        shutil.copy(ROOT / "models" / "de-en-cpu" / "tokenizer.json", bad / "tokenizer.json")
     r = command("translate", "--model", bad, "Zwei Hunde.")
     line = one_line_error(r)
     assert r.returncode == 1 and expected in line and str(bad) in line

@@ -1,11 +1,14 @@
-"""Average a finished run's kept snapshots another way than its preset did.
+r"""Average a finished run's kept snapshots another way than its preset did.
 
     python tools/average_snapshots.py runs/NAME --every 80 --last 10 [--out PATH]
 
 The run must have kept them (`transformer-train --keep-snapshots K`). Writes the average of
 the newest `last` snapshots whose update numbers are multiples of `every`, as
 `averaged-<every>x<last>.pt` in the run's folder by default; evaluate it with
-`transformer-evaluate --checkpoint PATH`.
+`transformer-evaluate --checkpoint PATH`. Its recorded scores go beside the run's own, e.g.
+
+    transformer-evaluate --checkpoint runs/NAME/averaged-80x10.pt --split val --beam 4 \
+        --json results/NAME/averaging/NAME-averaged-80x10-beam4-alpha1.5.json
 """
 import argparse
 import sys

@@ -6,7 +6,8 @@ Every page with a figure (`<div class="tf-figure">`, see figures/__init__.py) is
 local HTTP server in Chromium, driven by Selenium through chromedriver (check_site.chromium,
 the browser of the page check too). For each figure, each control is used the way a reader
 uses it: a click on a Plotly button, a click on a Plotly slider's rail, arrow keys on an HTML
-range input, and in a clickable figure a click on each point that stands for a button. After
+range input, and in a clickable figure a click on each point (or, in a block diagram, near the
+corner of each area) that stands for a button. After
 each, the plot must look different from before (its drawn SVG and images
 changed). Chromium runs behind a proxy that does not exist, so a page that needs the internet
 cannot get it, and every request the page makes is read from Chrome's performance log: any
@@ -91,12 +92,28 @@ _CONTROLS = """(() => {
     // point per button, each a different one from the button active before it
     let last = gd._fullLayout.updatemenus[0].active;
     const data = gd.data[0].customdata;
+    const fresh = (b) => b !== null && b !== undefined && b !== last &&
+                         !out.some(o => o.kind === 'point' && o.button === b);
     fig.querySelectorAll('g.scatterlayer path.point').forEach((p, j) => {
-      if (data[j] === last || out.some(o => o.kind === 'point' && o.button === data[j])) return;
+      if (!fresh(data[j])) return;
       out.push({kind: 'point', name: 'point ' + j, button: data[j],
                 at: centre(p.getBoundingClientRect())});
       last = data[j];
     });
+    if (gd._fullData[0].type === 'heatmap') {
+      // areas that stand for buttons (figures.block_diagram): click each cell near its
+      // lower left corner, not at its centre, so that the whole area has to answer
+      const edges = gd.calcdata[0][0], xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis;
+      const box = gd.getBoundingClientRect();
+      data.forEach((row, i) => row.forEach((b, j) => {
+        if (!fresh(b)) return;
+        const x = edges.x[j] + 0.1 * (edges.x[j + 1] - edges.x[j]);
+        const y = edges.y[i] + 0.15 * (edges.y[i + 1] - edges.y[i]);
+        out.push({kind: 'point', name: `area ${i},${j}`, button: b,
+                  at: [box.left + xa._offset + xa.l2p(x), box.top + ya._offset + ya.l2p(y)]});
+        last = b;
+      }));
+    }
   }
   fig.querySelectorAll('input[type=range]').forEach((inp, i) => {
     out.push({kind: 'range', name: inp.dataset.name || 'range ' + i, index: i,

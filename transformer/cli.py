@@ -170,15 +170,25 @@ def _model(pipeline, model_kw, options):
                                          share_embeddings=pipeline.shared,
                                          out_vocab=pipeline.outputs))
 
-def _run_extra(data, config, device, options):
-    "What a checkpoint keeps besides the weights: pipeline, options, command, machine."
+def _run_extra(data, config, device, options, argv=None):
+    """What a checkpoint keeps besides the weights: pipeline, options, the command
+    (`argv`, else the process's own arguments), machine."""
     world = int(os.environ.get("WORLD_SIZE", "1"))
-    command = "transformer-train " + shlex.join(sys.argv[1:])
+    command = "transformer-train " + shlex.join(sys.argv[1:] if argv is None else argv)
     return {"pipeline": data["pipeline"].state(), "config": config, "options": options,
             "command": command,
             "hardware": (f"{world} x " if world > 1 else "") + describe_machine(device)}
 
 # %% ../chapters/10_commands.ipynb #7a20c191
+def _plan_message(plan, cfg):
+    "A timed run's plan in words: its updates, what limits them, the time they take."
+    steps, each = plan["steps"], plan["seconds_per_update"]
+    capped = cfg.max_steps is not None and steps >= cfg.max_steps
+    minutes = f"{cfg.max_minutes:g} minute" + "s" * (cfg.max_minutes != 1)
+    limit = f"the cap of {cfg.max_steps}" if capped else f"what fits {minutes}"
+    return (f"plan: {steps} updates ({limit}), about {steps * each / 60:.1f} minutes "
+            f"at {each:.2f} s per update so far")
+
 def _announcer(cfg, snapshots):
     "The training callback: say what the run decided, as it decides it; keep snapshots."
     def callback(record):
@@ -186,10 +196,7 @@ def _announcer(cfg, snapshots):
             print(f"precision: {record['precision']} ({record['reason']})",
                   file=sys.stderr)
         if "plan" in record:
-            plan = record["plan"]
-            print(f"plan: {plan['steps']} updates in {cfg.max_minutes:g} minutes "
-                  f"({plan['seconds_per_update']:.2f} s per update so far)",
-                  file=sys.stderr)
+            print(_plan_message(record["plan"], cfg), file=sys.stderr)
         snapshots(record)
     return callback
 
@@ -219,7 +226,7 @@ def train_main(argv=None):
         data = prepare_data(a.data, options["vocab"], options["vocab_size"],
                             options["outputs"])
         model = _model(data["pipeline"], model_kw, options)
-        extra = _run_extra(data, a.config, cfg.device, options)
+        extra = _run_extra(data, a.config, cfg.device, options, argv)
         snapshots = Snapshots(model, out / "snapshots", **PRESETS[a.config]["average"],
                               keep=a.keep_snapshots)
         history = _train_in_group(model, data, cfg, a.resume, extra,

@@ -133,6 +133,10 @@ def load_model(folder=None, device=None):
     model = Transformer(TransformerConfig(**_read_json(folder / "config.json")))
     _read_weights(model, weights)
     pipeline = pipeline_from_state(_read_json(folder / "tokenizer.json"))
+    if tuple(pipeline.sizes) != (model.cfg.src_vocab, model.cfg.tgt_vocab):
+        raise CheckpointError(f"{folder / 'tokenizer.json'}: vocabularies of "
+                              f"{pipeline.sizes}, config.json says "
+                              f"{(model.cfg.src_vocab, model.cfg.tgt_vocab)}")
     translator = Translator(model, pipeline, device or
                             ("cuda" if torch.cuda.is_available() else "cpu"))
     translator.info = card.get("run", {})

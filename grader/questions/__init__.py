@@ -6,7 +6,8 @@ import importlib
 
 NOTEBOOKS = {"01_attention": "attention", "02_multi_head": "multi_head", "03_embeddings": "embeddings",
              "04_encoder": "encoder", "05_decoder": "decoder", "06_model": "model",
-             "07_training": "training", "08_generation": "generation", "09_capstone": "capstone"}
+             "07_training": "training", "08_generation": "generation", "09_capstone": "capstone",
+             "10_subwords": "subwords"}
 
 
 def chapter(name):
