@@ -3,7 +3,8 @@
 #   make book      create .venv, install everything, export the package, build the book
 #                  (every chapter is executed) into _build/html/index.html
 #   make test      create .venv if needed, then run the whole test suite (pytest): it
-#                  rebuilds the book from scratch and checks it in a headless browser
+#                  checks the book in a headless browser, building it afresh unless
+#                  _build/ holds a `make book` build of exactly the same inputs
 #   make quicktest the suite without its slow end-to-end group (pytest -m "not e2e": no
 #                  book build, no real training runs), for a quick check while editing
 #   make lab       open the chapters in JupyterLab
@@ -71,14 +72,17 @@ export: $(STAMP)
 book: export
 	@$(MAKE) --no-print-directory site
 
-# The book from the package as it is (no export): what the tests build and check. Every
-# chapter is executed into the jupyter-cache, side by side (a failing chapter stops here,
-# after all have run, each failure with its traceback); `jupyter-book build` then reads the
-# outputs from the cache (`execute_notebooks: cache` in _config.yml).
+# The book from the package as it is (no export): what the tests build and check.
+# tools/book_build.py runs the two steps, printing and logging them to _build/book.log: every
+# chapter is executed into the jupyter-cache, side by side, by tools/book_execute.py (a failing
+# chapter stops here, after all have run, each failure with its traceback); `jupyter-book
+# build` then reads the outputs from the cache (`execute_notebooks: cache` in _config.yml).
+# A finished build is stamped (_build/book.stamp.json) with a digest of everything it was made
+# from. SITE_REUSE=1 (what tests/test_book.py passes) keeps a stamped build whose inputs are
+# all unchanged instead of building again; `make book` always builds.
+SITE_REUSE ?=
 site: $(STAMP) $(MJ_STAMP)
-	rm -rf _build/html _build/jupyter_execute _build/.doctrees
-	$(BIN)/python tools/book_execute.py
-	$(BIN)/jupyter-book build . $(BOOK_FLAGS)
+	$(BIN)/python tools/book_build.py $(if $(filter 1,$(SITE_REUSE)),--reuse) $(BOOK_FLAGS)
 	@echo "The book: $(CURDIR)/_build/html/index.html"
 
 mathjax: $(MJ_STAMP)
@@ -90,8 +94,10 @@ $(MJ_STAMP):
 	cp -r $(MJ_DIR)/node_modules/mathjax/es5 $(MJ_DIR)/static/mathjax
 	touch $@
 
-# The whole test suite. tests/test_book.py runs `make site` itself (a fresh build, every
-# chapter executed) and checks the result in headless Chromium.
+# The whole test suite. tests/test_book.py runs `make site SITE_REUSE=1` itself and checks the
+# result in headless Chromium: right after `make book` (nothing changed since) it checks that
+# build; otherwise (a clean checkout, CI, any input changed) it builds afresh, every chapter
+# executed. The terminal summary says which.
 # The tests keep every core busy already (a test file per worker, the book's chapters side by
 # side), so each process gets one PyTorch thread: processes that each used every core would slow
 # each other down. TEST_THREADS=N changes it.
@@ -110,15 +116,15 @@ lab: $(STAMP)
 	$(BIN)/jupyter lab
 
 exercises: $(STAMP)
-	$(BIN)/python -m grader build
+	$(BIN)/python -m transformer_course.grader build
 
 grade: $(STAMP)
 	@test -n "$(EX)" || { echo "usage: make grade EX=exercises/01_attention.ipynb"; exit 2; }
-	$(BIN)/python -m grader grade $(EX)
+	$(BIN)/python -m transformer_course.grader grade $(EX)
 
 # One table of every exercise's points and misses, from the results `make grade` wrote to grades/.
 grades: $(STAMP)
-	$(BIN)/python -m grader report
+	$(BIN)/python -m transformer_course.grader report
 
 clean:
 	rm -rf _build

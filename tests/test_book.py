@@ -1,9 +1,16 @@
-"""The book: built fresh once per test session, then checked as a reader would see it.
+"""The book: built once per test session (or the build `make book` just made, when it was made
+from exactly today's inputs), then checked as a reader would see it.
 
-The session fixture runs `make site` (the book build of `make book` without re-exporting
-the package, so that tests/test_export.py still checks the committed package): it wipes
-_build/html, executes every chapter into the jupyter-cache (tools/book_execute.py), builds
-from the cache and fails on any warning or failing cell.
+The session fixture runs `make site SITE_REUSE=1` (the book build of `make book` without
+re-exporting the package, so that tests/test_export.py still checks the committed package).
+tools/book_build.py then either builds: wipes _build/html, executes every chapter into the
+jupyter-cache (tools/book_execute.py), builds from the cache and fails on any warning or
+failing cell; or, when _build/book.stamp.json records a finished build made from exactly the
+inputs of now (every file of the repository outside tests/ by content, the Python environment,
+the Multi30k files, the environment variables the chapters read, the machine, the build's
+flags) and the pages, jupyter-cache and log it wrote are unchanged, checks that build instead.
+A clean checkout (CI) has no stamp and always builds. Which of the two happened is printed in
+pytest's terminal summary ("the book") and in _build/book.tested.txt.
 The checks themselves live in tools/check_site.py (also usable by hand:
 `python tools/check_site.py`). The browser tests need Chromium and its chromedriver (Debian:
 `apt-get install chromium chromium-driver`; Selenium drives them); without them they are
@@ -12,8 +19,8 @@ skipped, except in CI (CI=true), where they fail.
 Each chapter is executed once per test run, by this build; the per-chapter tests below read
 the executed notebooks from the build's jupyter-cache instead of running the chapters again. (`make nbtest` runs them under nbdev's own runner, for chapter authors.)
 
-BOOK_REUSE=1 checks the existing _build/html instead of rebuilding (for quick iteration
-only; `make test` always rebuilds).
+BOOK_REUSE=1 checks the existing _build/html whatever it was built from (for quick iteration
+only; `make test` reuses a build only when its stamp matches).
 
 These tests are the slowest of the suite: they carry the `e2e` mark (pytest -m "not e2e" skips them).
 """
@@ -31,6 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 import check_site  # noqa: E402
 import figure_check  # noqa: E402
+from conftest import BOOK_DECISION, skip_or_fail  # noqa: E402
 
 # Under pytest-xdist, `make test` sends each test file to one worker (--dist loadfile), so the
 # session fixture below builds the book once.
@@ -43,17 +51,34 @@ pytestmark = pytest.mark.e2e
 
 @pytest.fixture(scope="session")
 def build():
-    "Build the book once: (exit status, log text)."
+    """Build the book once, or keep `make book`'s build of the same inputs: (exit status, the
+    build's log). The decision is printed and written to BOOK_DECISION (the terminal summary)."""
     if os.environ.get("BOOK_REUSE") == "1" and HTML.is_dir():
         return 0, "(BOOK_REUSE=1: existing build checked)"
     LOG.parent.mkdir(exist_ok=True)
     bindir = Path(sys.executable).parent  # the environment running the tests builds the book
-    # chapter 10's live run ("watch a model start to learn"): 1 minute, the book's default
-    env = {**os.environ, "BOOK_TRAIN_MINUTES": os.environ.get("BOOK_TRAIN_MINUTES", "1")}
-    r = subprocess.run(["make", "--no-print-directory", "site", f"BIN={bindir}"], cwd=ROOT, env=env,
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    LOG.write_text(r.stdout)
-    return r.returncode, r.stdout
+    # the environment as it is: chapter 10's live run lasts $BOOK_TRAIN_MINUTES, 1 by default,
+    # as in `make book` (whose build can only be reused when the two agree)
+    r = subprocess.run(["make", "--no-print-directory", "site", f"BIN={bindir}", "SITE_REUSE=1"],
+                       cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    decision = next((l for l in r.stdout.splitlines() if l.startswith("book: ")),
+                    f"book: `make site` failed before tools/book_build.py ran (exit {r.returncode})")
+    if r.returncode:
+        decision += f"; the build failed (exit status {r.returncode}), see {LOG}"
+    print(decision)
+    BOOK_DECISION.write_text(decision + "\n")
+    # the log of the build checked (the stamped one, when reused; make's own output when it failed)
+    log = LOG.read_text() if r.returncode == 0 and LOG.is_file() else r.stdout
+    return r.returncode, log
+
+
+def test_the_build_checked_is_named(build):
+    "The session says whether it built the book or reused `make book`'s build of the same inputs."
+    if os.environ.get("BOOK_REUSE") == "1":
+        pytest.skip("BOOK_REUSE=1: the existing build is checked, whatever it was built from")
+    said = BOOK_DECISION.read_text()
+    assert said.startswith(("book: building", "book: reused")), said
+    print(said)
 
 
 @pytest.fixture(scope="session")
@@ -157,7 +182,7 @@ def test_the_answer_check_notices_a_missing_or_open_answer(tmp_path):
 
 # The chapter that links each exercise, where the exercise's number is not its chapter's: the capstone
 # (exercise 9) closes chapter 7, and the sub-words exercise (10) goes with section 9.1.
-EXERCISE_CHAPTERS = {"09": "07_training", "10": "09_subwords"}
+EXERCISE_CHAPTERS = {"07": "07_training", "09": "07_training", "10": "09_subwords"}
 
 
 def exercise_chapter(name):
@@ -201,9 +226,7 @@ def need_browser():
     "Skip (fail in CI) when Chromium, chromedriver or Selenium is missing."
     missing = check_site.missing_browser()
     if missing:
-        if os.environ.get("CI"):
-            pytest.fail(f"{missing}: .ci/run installs chromium and chromium-driver with apt-get")
-        pytest.skip(missing)
+        skip_or_fail(f"{missing}: .ci/run installs chromium and chromium-driver with apt-get")
 
 
 def test_pages_in_headless_chromium(html, docs):

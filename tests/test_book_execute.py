@@ -113,4 +113,7 @@ def test_the_build_settings_are_the_ones_the_script_reads():
     assert config["execute"]["execute_notebooks"] == "cache"
     assert config["execute"]["allow_errors"] is False
     assert "book_parallel" not in json.dumps(config)
-    assert "tools/book_execute.py" in (ROOT / "Makefile").read_text()
+    # `make site` runs tools/book_build.py, whose first step is this script
+    import book_build
+    assert "$(BIN)/python tools/book_build.py" in (ROOT / "Makefile").read_text()
+    assert book_build.default_commands([])[0][1:] == [str(ROOT / "tools" / "book_execute.py")]

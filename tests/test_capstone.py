@@ -11,8 +11,9 @@ import nbformat
 import pytest
 import torch
 
-from grader import capstone, notebook
-from grader.grade import grade
+from transformer.encoder import LayerOptions
+from transformer_course.grader import capstone, notebook
+from transformer_course.grader.grade import grade
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT = 20.0
@@ -54,7 +55,8 @@ def test_the_pieces_call_each_other(tmp_path):
         pieces["MultiHeadAttention"](16, 4)(x, x, x)
     pe = pieces["PositionalEncoding"](16, 0.0, 10)                    # exercise 3's class uses exercise 3's table
     assert torch.equal(pe(torch.zeros(1, 4, 16)), torch.full((1, 4, 16), 7.0))
-    enc, dec = pieces["EncoderLayer"](16, 4, 32, 0.1), pieces["DecoderLayer"](16, 4, 32, 0.1)
+    opts = LayerOptions(16, 4, 32, 0.1)
+    enc, dec = pieces["EncoderLayer"](opts), pieces["DecoderLayer"](opts)
     for layer in (enc, dec):                                          # layers are built from the learner's parts
         assert type(layer.self_attn) is pieces["MultiHeadAttention"]
         assert type(layer.ffn) is pieces["FeedForward"]

@@ -154,3 +154,14 @@ def test_unk_rate_counts_tokens_the_vocabulary_lacks():
     v = Vocab(list(SPECIALS) + ["a", "b"])
     assert unk_rate(v, [["a", "x"], ["b", "b", "y", "z"]]) == 3 / 6
     assert unk_rate(v, [["a"], []]) == 0.0 and unk_rate(v, []) == 0.0
+
+
+def test_with_eos_ends_every_source_in_eos_and_respects_the_limit():
+    from transformer.data import with_eos
+    for ids in ([], [7], [5, 6, 9, 12]):
+        out = with_eos(ids)
+        assert out == list(ids) + [Vocab.eos_id] and out is not ids
+        for limit in (1, 2, 3, 10):
+            cut = with_eos(ids, limit)
+            assert len(cut) == min(len(ids) + 1, limit) and cut[-1] == Vocab.eos_id
+            assert cut[:-1] == list(ids)[:len(cut) - 1]

@@ -15,7 +15,7 @@ from torch.testing import assert_close
 
 import transformer
 from transformer.loop import train
-from transformer.machine import load_checkpoint
+from transformer.checkpoint import Checkpoint
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKER = ROOT / "tests" / "ddp_worker.py"
@@ -73,9 +73,9 @@ def test_both_ranks_end_with_identical_parameters(ddp_runs, name):
 
 
 def test_ranks_use_different_dropout_and_rank_0_writes(ddp_runs):
-    state = load_checkpoint(ddp_runs / "whole" / "checkpoint.pt")
-    assert len(state["ranks"]) == 2
-    assert not torch.equal(state["ranks"][0]["torch"], state["ranks"][1]["torch"])
+    state = Checkpoint.load(ddp_runs / "whole" / "checkpoint.pt", resumable=True)
+    assert len(state.ranks) == 2
+    assert not torch.equal(state.ranks[0]["torch"], state.ranks[1]["torch"])
     assert sorted(p.name for p in (ddp_runs / "whole").iterdir()) == ["checkpoint.pt", "metrics.jsonl"]
     h0, h1 = result(ddp_runs, "whole", 0)["history"], result(ddp_runs, "whole", 1)["history"]
     train0 = [r for r in h0 if "train_loss" in r]

@@ -6,8 +6,14 @@ from torch import nn
 from torch.testing import assert_close
 from transformer.attention import causal_mask, padding_mask
 from transformer.decoder import DecoderLayer, Decoder
+from transformer.encoder import LayerOptions
 
 D_MODEL, H, D_FF = 16, 4, 32
+
+
+def opts(**kw):
+    "The test's sizes, with options from `kw`."
+    return LayerOptions(D_MODEL, H, D_FF, **kw)
 
 
 def randomize_norms(module):
@@ -60,7 +66,7 @@ def torch_masks(src_ids, tgt_ids):
 def test_decoder_layer_matches_torch(pair, pre_norm):
     x, memory, src_ids, tgt_ids = pair
     torch.manual_seed(1)
-    ours = DecoderLayer(D_MODEL, H, D_FF, dropout=0.0, pre_norm=pre_norm)
+    ours = DecoderLayer(opts(dropout=0.0, pre_norm=pre_norm))
     randomize_norms(ours)
     src_mask, tgt_mask = masks(src_ids, tgt_ids)
     expected = torch_layer(ours, pre_norm)(x, memory, **torch_masks(src_ids, tgt_ids))
@@ -73,7 +79,7 @@ def test_decoder_layer_matches_torch(pair, pre_norm):
 def test_decoder_stack_matches_torch_layers(pair, pre_norm):
     x, memory, src_ids, tgt_ids = pair
     torch.manual_seed(2)
-    dec = Decoder(3, D_MODEL, H, D_FF, dropout=0.0, pre_norm=pre_norm)
+    dec = Decoder(opts(dropout=0.0, pre_norm=pre_norm), n_layers=3)
     randomize_norms(dec)
     src_mask, tgt_mask = masks(src_ids, tgt_ids)
     expected = x
@@ -87,7 +93,7 @@ def test_decoder_stack_matches_torch_layers(pair, pre_norm):
 @pytest.mark.parametrize("pre_norm", [False, True])
 def test_future_target_positions_do_not_leak(pre_norm):
     torch.manual_seed(3)
-    dec = Decoder(2, D_MODEL, H, D_FF, dropout=0.0, pre_norm=pre_norm)
+    dec = Decoder(opts(dropout=0.0, pre_norm=pre_norm), n_layers=2)
     n = 6
     x, memory = torch.randn(2, n, D_MODEL), torch.randn(2, 4, D_MODEL)
     base = dec(x, memory, None, causal_mask(n))
@@ -102,7 +108,7 @@ def test_future_target_positions_do_not_leak(pre_norm):
 def test_padded_memory_does_not_change_output(pair):
     x, memory, src_ids, tgt_ids = pair
     torch.manual_seed(4)
-    dec = Decoder(2, D_MODEL, H, D_FF, dropout=0.0)
+    dec = Decoder(opts(dropout=0.0), n_layers=2)
     src_mask, tgt_mask = masks(src_ids, tgt_ids)
     junk = memory.clone()
     junk[src_ids == 0] = 50 * torch.randn(int((src_ids == 0).sum()), D_MODEL)
@@ -117,7 +123,7 @@ def test_ffn_dropout_is_its_own_rate(pair, stack):
     "ffn_dropout drops inside the FFN only; None follows dropout; the stack hands it to every layer."
     x, memory, src_ids, tgt_ids = pair
     src_mask, tgt_mask = masks(src_ids, tgt_ids)
-    make = (lambda **kw: Decoder(2, D_MODEL, H, D_FF, **kw)) if stack else (lambda **kw: DecoderLayer(D_MODEL, H, D_FF, **kw))
+    make = (lambda **kw: Decoder(opts(**kw), n_layers=2)) if stack else (lambda **kw: DecoderLayer(opts(**kw)))
     ffns = lambda m: [m.ffn] if not stack else [layer.ffn for layer in m.layers]
     run = lambda m: m(x, memory, src_mask, tgt_mask)
     torch.manual_seed(7)
@@ -133,7 +139,7 @@ def test_ffn_dropout_is_its_own_rate(pair, stack):
 
 def test_parallel_pass_equals_prefix_by_prefix():
     torch.manual_seed(5)
-    dec = Decoder(2, D_MODEL, H, D_FF, dropout=0.0)
+    dec = Decoder(opts(dropout=0.0), n_layers=2)
     n = 5
     x, memory = torch.randn(1, n, D_MODEL), torch.randn(1, 3, D_MODEL)
     parallel = dec(x, memory, None, causal_mask(n))
@@ -143,7 +149,7 @@ def test_parallel_pass_equals_prefix_by_prefix():
 
 def test_cache_callables_are_used():
     torch.manual_seed(6)
-    dec = Decoder(2, D_MODEL, H, D_FF, dropout=0.0)
+    dec = Decoder(opts(dropout=0.0), n_layers=2)
     x, memory = torch.randn(1, 4, D_MODEL), torch.randn(1, 3, D_MODEL)
     calls = []
     def project(tag):
@@ -160,8 +166,8 @@ def test_cache_callables_are_used():
 def test_decoder_fast_path_equals_explicit(pair, training):
     x, memory, src_ids, tgt_ids = pair
     torch.manual_seed(7)
-    slow = Decoder(2, D_MODEL, H, D_FF, dropout=0.0).train(training)
-    fast = Decoder(2, D_MODEL, H, D_FF, dropout=0.0, fast=True).train(training)
+    slow = Decoder(opts(dropout=0.0), n_layers=2).train(training)
+    fast = Decoder(opts(dropout=0.0, fast_attention=True), n_layers=2).train(training)
     fast.load_state_dict(slow.state_dict())
     src_mask, tgt_mask = masks(src_ids, tgt_ids)
     assert_close(fast(x, memory, src_mask, tgt_mask), slow(x, memory, src_mask, tgt_mask), atol=1e-5, rtol=1e-4)

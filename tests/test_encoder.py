@@ -1,13 +1,20 @@
 """Tests for transformer.encoder against manual formulas and torch.nn.TransformerEncoderLayer."""
+import dataclasses
+
 import pytest
 import torch
 import torch.nn.functional as F
 from torch import nn
 from torch.testing import assert_close
 from transformer.attention import padding_mask
-from transformer.encoder import FeedForward, SublayerConnection, EncoderLayer, Encoder
+from transformer.encoder import FeedForward, SublayerConnection, LayerOptions, EncoderLayer, Encoder
 
 D_MODEL, H, D_FF = 16, 4, 32
+
+
+def opts(**kw):
+    "The test's sizes, with options from `kw`."
+    return LayerOptions(D_MODEL, H, D_FF, **kw)
 
 
 def randomize_norms(module):
@@ -86,7 +93,7 @@ def test_sublayer_connection_dropout_only_on_sublayer_output():
 def test_encoder_layer_matches_torch(batch, pre_norm):
     x, ids = batch
     torch.manual_seed(1)
-    ours = EncoderLayer(D_MODEL, H, D_FF, dropout=0.0, pre_norm=pre_norm)
+    ours = EncoderLayer(opts(dropout=0.0, pre_norm=pre_norm))
     randomize_norms(ours)
     ref = torch_layer(ours, pre_norm).train()                    # train mode (dropout 0): no fused fast path
     expected = ref(x, src_key_padding_mask=(ids == 0))
@@ -98,7 +105,7 @@ def test_encoder_layer_matches_torch(batch, pre_norm):
 def test_encoder_stack_matches_torch_layers(batch, pre_norm):
     x, ids = batch
     torch.manual_seed(2)
-    enc = Encoder(3, D_MODEL, H, D_FF, dropout=0.0, pre_norm=pre_norm)
+    enc = Encoder(opts(dropout=0.0, pre_norm=pre_norm), n_layers=3)
     randomize_norms(enc)
     mask = padding_mask(ids, 0)
     expected = x
@@ -115,7 +122,7 @@ def test_encoder_stack_matches_torch_layers(batch, pre_norm):
 def test_padding_does_not_change_real_positions(batch, pre_norm):
     x, ids = batch
     torch.manual_seed(3)
-    enc = Encoder(2, D_MODEL, H, D_FF, dropout=0.0, pre_norm=pre_norm)
+    enc = Encoder(opts(dropout=0.0, pre_norm=pre_norm), n_layers=2)
     mask = padding_mask(ids, 0)
     junk = x.clone()
     junk[ids == 0] = 50 * torch.randn(int((ids == 0).sum()), D_MODEL)
@@ -129,7 +136,7 @@ def test_padding_does_not_change_real_positions(batch, pre_norm):
 def test_encoder_without_positions_is_permutation_equivariant(batch):
     x, _ = batch
     torch.manual_seed(4)
-    enc = Encoder(2, D_MODEL, H, D_FF, dropout=0.0)
+    enc = Encoder(opts(dropout=0.0), n_layers=2)
     perm = torch.tensor([4, 0, 5, 2, 1, 3])
     assert_close(enc(x[:, perm]), enc(x)[:, perm], atol=1e-5, rtol=1e-4)
 
@@ -137,8 +144,8 @@ def test_encoder_without_positions_is_permutation_equivariant(batch):
 def test_encoder_fast_path_equals_explicit(batch):
     x, ids = batch
     torch.manual_seed(5)
-    slow = Encoder(2, D_MODEL, H, D_FF, dropout=0.0)
-    fast = Encoder(2, D_MODEL, H, D_FF, dropout=0.0, fast=True)
+    slow = Encoder(opts(dropout=0.0), n_layers=2)
+    fast = Encoder(opts(dropout=0.0, fast_attention=True), n_layers=2)
     fast.load_state_dict(slow.state_dict())
     mask = padding_mask(ids, 0)
     assert_close(fast(x, mask), slow(x, mask), atol=1e-5, rtol=1e-4)
@@ -147,8 +154,8 @@ def test_encoder_fast_path_equals_explicit(batch):
 def test_dropout_in_training_only(batch):
     x, ids = batch
     torch.manual_seed(6)
-    layer = EncoderLayer(D_MODEL, H, D_FF, dropout=0.5)
-    plain = EncoderLayer(D_MODEL, H, D_FF, dropout=0.0)
+    layer = EncoderLayer(opts(dropout=0.5))
+    plain = EncoderLayer(opts(dropout=0.0))
     plain.load_state_dict(layer.state_dict())
     layer.train()
     assert not torch.allclose(layer(x), layer(x))               # training: random dropout masks
@@ -160,7 +167,7 @@ def test_dropout_in_training_only(batch):
 def test_ffn_dropout_is_its_own_rate(batch, stack):
     "ffn_dropout drops inside the FFN only; None follows dropout; the stack hands it to every layer."
     x, ids = batch
-    make = (lambda **kw: Encoder(2, D_MODEL, H, D_FF, **kw)) if stack else (lambda **kw: EncoderLayer(D_MODEL, H, D_FF, **kw))
+    make = (lambda **kw: Encoder(opts(**kw), n_layers=2)) if stack else (lambda **kw: EncoderLayer(opts(**kw)))
     ffns = lambda m: [m.ffn] if not stack else [layer.ffn for layer in m.layers]
     torch.manual_seed(7)
     only_ffn = make(dropout=0.0, ffn_dropout=0.5).train()      # all randomness comes from inside the FFN
@@ -175,7 +182,26 @@ def test_ffn_dropout_is_its_own_rate(batch, stack):
 
 
 def test_encoder_layers_are_independent():
-    enc = Encoder(2, D_MODEL, H, D_FF)
+    enc = Encoder(opts(), n_layers=2)
     assert enc.layers[0].ffn.w_1.weight.data_ptr() != enc.layers[1].ffn.w_1.weight.data_ptr()
     assert isinstance(enc.norm, nn.Identity)
-    assert isinstance(Encoder(2, D_MODEL, H, D_FF, pre_norm=True).norm, nn.LayerNorm)
+    assert isinstance(Encoder(opts(pre_norm=True), n_layers=2).norm, nn.LayerNorm)
+
+
+def test_layer_options_are_named_once_and_frozen():
+    "The defaults are the paper's layer; the object cannot be changed after the layers read it."
+    o = LayerOptions(512, 8, 2048)
+    assert (o.dropout, o.attn_dropout, o.ffn_dropout, o.pre_norm, o.fast_attention) == (0.1, 0.0, None, False, False)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        o.dropout = 0.3
+    layer = EncoderLayer(opts(attn_dropout=0.2, ffn_dropout=0.4, pre_norm=True, fast_attention=True))
+    assert (layer.self_attn.dropout, layer.ffn.dropout.p, layer.self_attn.fast) == (0.2, 0.4, True)
+    assert all(s.pre_norm and s.dropout.p == 0.1 for s in layer.sublayers)
+
+
+def test_parameter_names_are_the_saved_models():
+    "Checkpoints name parameters by module path: the options object must not change them."
+    names = set(Encoder(opts(pre_norm=True), n_layers=2).state_dict())
+    assert {"layers.1.self_attn.w_q.weight", "layers.0.ffn.w_2.bias", "layers.1.sublayers.1.norm.weight",
+            "norm.weight"} <= names
+    assert len(names) == 2 * (4 * 2 + 2 * 2 + 2 * 2) + 2

@@ -1,4 +1,4 @@
-"""The interactive figures' helpers (figures/) and the browser checks of the book.
+"""The interactive figures' helpers (transformer_course/figures/) and the browser checks of the book.
 
 The checks themselves must be able to fail: the figure check (tools/figure_check.py) reports a
 page whose button changes nothing and a page that asks the internet for an image; the page
@@ -11,7 +11,7 @@ from pathlib import Path
 import plotly.graph_objects as go
 import pytest
 
-import figures
+from transformer_course import figures
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -119,7 +119,7 @@ def test_beam_steps_links_each_kept_hypothesis_to_its_parent():
 
 
 def test_bpe_merges_shows_one_level_at_a_time():
-    from figures import bpe_merges
+    from transformer_course.figures import bpe_merges
     levels = [(0, ["▁", "H", "u", "n", "d"]), (3, ["▁H", "und"]), (9, ["▁Hund"])]
     fig = bpe_merges(levels)
     assert len(fig.data) == 3 and [t.visible for t in fig.data] == [True, False, False]

@@ -15,12 +15,12 @@ import torch.nn.functional as F
 from torch.testing import assert_close
 
 from transformer.attention import causal_mask, padding_mask
-from transformer.generation import (KVCache, beam_search, beam_search_lists, decode_step, greedy_decode,
+from transformer.generation import (KVCache, beam_search, beam_search_lists, generate_step, greedy_search,
                                   length_penalty, sample, sampling_probs)
 from transformer.model import Transformer, TransformerConfig
 from training_helpers import one_thread  # noqa: F401 (an autouse fixture: tiny models run on one thread)
 
-PAD, UNK, BOS, EOS = 0, 1, 2, 3
+from transformer.training import PAD, UNK, BOS, EOS
 SRC = torch.tensor([[5, 6, 4, 7, 6, 5], [7, 4, 4, 0, 0, 0], [6, 6, 5, 7, 0, 0], [4, 5, 0, 0, 0, 0]])
 
 
@@ -121,7 +121,7 @@ def test_decode_step_equals_teacher_forcing():
     full = model(src, tgt)                                       # (2, 7, vocab), one pass
     memory, src_mask = encode(model, src)
     for t in range(1, tgt.size(1) + 1):
-        assert_close(decode_step(model, tgt[:, :t], memory, src_mask), full[:, t - 1], atol=1e-5, rtol=1e-5)
+        assert_close(generate_step(model, tgt[:, :t], memory, src_mask), full[:, t - 1], atol=1e-5, rtol=1e-5)
 
 
 @pytest.mark.parametrize("pre_norm,fast", [(False, False), (True, False), (False, True)])
@@ -133,7 +133,7 @@ def test_cached_logits_equal_uncached(pre_norm, fast):
     ys = torch.cat([torch.full((4, 1), BOS), torch.randint(4, 12, (4, 15), generator=g)], dim=1)
     cache = KVCache(model, memory)
     for t in range(1, ys.size(1) + 1):
-        cached = decode_step(model, ys[:, :t], memory, src_mask, cache)
+        cached = generate_step(model, ys[:, :t], memory, src_mask, cache)
         uncached = model.decode(ys[:, :t], memory, src_mask, causal_mask(t))[:, -1]
         assert_close(cached, uncached, atol=1e-5, rtol=1e-5)
     assert len(cache) == ys.size(1)
@@ -145,7 +145,7 @@ def test_decode_step_rejects_a_cache_out_of_step():
     memory, src_mask = encode(model, SRC)
     cache = KVCache(model, memory)
     with pytest.raises(ValueError):
-        decode_step(model, torch.full((4, 3), BOS), memory, src_mask, cache)   # cache empty, prefix of 3
+        generate_step(model, torch.full((4, 3), BOS), memory, src_mask, cache)   # cache empty, prefix of 3
 
 
 @pytest.mark.parametrize("repeats", [1, 3])
@@ -158,7 +158,7 @@ def test_cache_size_is_two_d_model_floats_per_token_and_layer(repeats):
     src_mask = padding_mask(SRC, PAD).repeat_interleave(repeats, 0)
     ys = torch.full((4 * repeats, 1), BOS)
     for _ in range(steps):
-        nxt = decode_step(model, ys, memory.repeat_interleave(repeats, 0), src_mask, cache).argmax(-1)
+        nxt = generate_step(model, ys, memory.repeat_interleave(repeats, 0), src_mask, cache).argmax(-1)
         ys = torch.cat([ys, nxt[:, None]], dim=1)
     rows = 4 * repeats
     assert cache.nbytes() == 2 * d_model * 4 * n_layers * rows * (steps + SRC.size(1))
@@ -176,13 +176,13 @@ def count_cross_projections(model):
 def test_cross_attention_keys_and_values_are_computed_once_per_sentence():
     model = random_model(n_layers=3)
     calls = count_cross_projections(model)
-    greedy_decode(model, SRC, BOS, None, 6)                      # 6 steps
+    greedy_search(model, SRC, BOS, None, 6)                      # 6 steps
     assert calls == [4] * 3                                      # once per layer, for the 4 sentences
     calls.clear()
     beam_search(model, SRC, BOS, None, 6, beam_size=3)
     assert calls == [4] * 3                                      # per sentence, not per beam
     calls.clear()
-    greedy_decode(model, SRC, BOS, None, 6, use_cache=False)
+    greedy_search(model, SRC, BOS, None, 6, use_cache=False)
     assert len(calls) == 3 * 6                                   # without a cache: every layer, every step
 
 
@@ -197,11 +197,11 @@ def test_reorder_moves_rows_within_sentences():
     ys = torch.cat([torch.full((2 * K, 1), BOS), torch.randint(4, 12, (2 * K, 5), generator=g)], dim=1)
     cache = KVCache(model, memory, K)
     for t in range(1, 6):
-        decode_step(model, ys[:, :t], memory_k, mask_k, cache)
+        generate_step(model, ys[:, :t], memory_k, mask_k, cache)
     index = torch.tensor([2, 2, 0, 4, 3, 3])                     # copy and drop beams inside each sentence
     cache.reorder(index)
     ys = ys[index]
-    assert_close(decode_step(model, ys, memory_k, mask_k, cache),
+    assert_close(generate_step(model, ys, memory_k, mask_k, cache),
                  model.decode(ys, memory_k, mask_k, causal_mask(ys.size(1)))[:, -1], atol=1e-5, rtol=1e-5)
     with pytest.raises(ValueError):
         cache.reorder(torch.tensor([3, 1, 2, 0, 4, 5]))          # row 3 belongs to the other sentence
@@ -212,7 +212,7 @@ def test_reorder_moves_rows_within_sentences():
 @pytest.mark.parametrize("use_cache", [True, False])
 def test_greedy_matches_an_unbatched_reference(use_cache):
     model = random_model(seed=8, vocab=8)
-    out = greedy_decode(model, SRC, BOS, EOS, 10, use_cache=use_cache)
+    out = greedy_search(model, SRC, BOS, EOS, 10, use_cache=use_cache)
     assert out == [greedy_reference(model, row, 10) for row in SRC]
     assert len({len(o) for o in out}) > 1                        # sentences finished at different steps
 
@@ -220,19 +220,19 @@ def test_greedy_matches_an_unbatched_reference(use_cache):
 def test_greedy_cached_equals_uncached_on_several_models():
     for seed in range(4):
         model = random_model(seed=seed, vocab=10, pre_norm=seed % 2 == 1)
-        assert greedy_decode(model, SRC, BOS, EOS, 12) == greedy_decode(model, SRC, BOS, EOS, 12, use_cache=False)
+        assert greedy_search(model, SRC, BOS, EOS, 12) == greedy_search(model, SRC, BOS, EOS, 12, use_cache=False)
 
 
 def test_greedy_without_eos_gives_exactly_max_len_tokens():
     model = random_model(seed=8, vocab=8)
-    out = greedy_decode(model, SRC, BOS, None, 7)
+    out = greedy_search(model, SRC, BOS, None, 7)
     assert [len(o) for o in out] == [7] * 4
     assert all(PAD not in o for o in out)
 
 
 def test_greedy_stops_when_every_sentence_has_finished():
     model = greedy_trap()
-    assert greedy_decode(model, torch.tensor([[A], [B]]), BOS, EOS, 50, use_cache=False) == [[A], [A]]
+    assert greedy_search(model, torch.tensor([[A], [B]]), BOS, EOS, 50, use_cache=False) == [[A], [A]]
     assert model.calls == 2                                      # A, then eos: 2 steps, not 50
     model.calls = 0
     assert [len(o) for o in sample(model, torch.tensor([[A]] * 8), BOS, None, 5, use_cache=False)] == [5] * 8
@@ -241,9 +241,9 @@ def test_greedy_stops_when_every_sentence_has_finished():
 
 def test_decoding_runs_in_eval_mode_and_restores_the_mode():
     model = random_model(seed=8, vocab=8, dropout=0.5).train()
-    first = greedy_decode(model, SRC, BOS, EOS, 10)
+    first = greedy_search(model, SRC, BOS, EOS, 10)
     assert model.training                                        # restored
-    assert greedy_decode(model, SRC, BOS, EOS, 10) == first      # no dropout while decoding
+    assert greedy_search(model, SRC, BOS, EOS, 10) == first      # no dropout while decoding
     beam_search(model, SRC, BOS, EOS, 5)
     assert model.training
 
@@ -260,7 +260,7 @@ def test_length_penalty_formula():
 
 def test_beam_search_beats_greedy_where_greedy_is_provably_wrong():
     model, src = greedy_trap(), torch.tensor([[A]])
-    assert greedy_decode(model, src, BOS, EOS, 5, use_cache=False) == [[A]]          # P = 0.6 * 0.34
+    assert greedy_search(model, src, BOS, EOS, 5, use_cache=False) == [[A]]          # P = 0.6 * 0.34
     hyps, scores = beam_search(model, src, BOS, EOS, 5, beam_size=2, n_best=2, use_cache=False)
     assert hyps == [[[B], [A]]]                                                      # P(B eos) = 0.4 * 0.99
     lp = length_penalty(2)
@@ -292,7 +292,7 @@ def test_wide_beam_equals_exhaustive_search(seed, max_len, alpha):
 def test_beam_of_one_is_greedy(seed):
     model = random_model(seed=seed, vocab=10)
     hyps, _ = beam_search(model, SRC, BOS, EOS, 12, beam_size=1)
-    assert [h[0] for h in hyps] == greedy_decode(model, SRC, BOS, EOS, 12)
+    assert [h[0] for h in hyps] == greedy_search(model, SRC, BOS, EOS, 12)
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -423,7 +423,7 @@ def test_temperature_to_zero_is_greedy():
         assert (colder >= hotter - 1e-6).all()
     assert (top_mass[-1] > 0.99).all()
     model = random_model(seed=8, vocab=8)
-    greedy = greedy_decode(model, SRC, BOS, EOS, 10)
+    greedy = greedy_search(model, SRC, BOS, EOS, 10)
     g = torch.Generator().manual_seed(0)
     assert sample(model, SRC, BOS, EOS, 10, temperature=1e-4, generator=g) == greedy
     assert sample(model, SRC, BOS, EOS, 10, temperature=0, generator=g) == greedy
@@ -440,7 +440,7 @@ def next_token_probs(model, prefixes):
     out = []
     with torch.no_grad():
         for ys in prefixes:
-            logits = decode_step(model, torch.tensor([[BOS] + ys]), memory, src_mask)[0]
+            logits = generate_step(model, torch.tensor([[BOS] + ys]), memory, src_mask)[0]
             logits[PAD] = -math.inf
             out.append(logits)
     return out
@@ -515,9 +515,9 @@ def test_wide_beam_with_a_ban_equals_exhaustive_search_over_outputs_without_it(s
 def test_every_decoder_with_a_ban_equals_the_model_with_those_logits_removed(seed):
     banned = [UNK, 5, 7]
     model, reference = random_model(seed=seed, vocab=10), masked(random_model(seed=seed, vocab=10), banned)
-    greedy = greedy_decode(model, SRC, BOS, EOS, 12, ban=banned)
-    assert greedy == greedy_decode(reference, SRC, BOS, EOS, 12, use_cache=False)
-    assert greedy != greedy_decode(model, SRC, BOS, EOS, 12)        # the ban changed something
+    greedy = greedy_search(model, SRC, BOS, EOS, 12, ban=banned)
+    assert greedy == greedy_search(reference, SRC, BOS, EOS, 12, use_cache=False)
+    assert greedy != greedy_search(model, SRC, BOS, EOS, 12)        # the ban changed something
     # (beam search is checked against exhaustive search above: it scores with the model's own log-probabilities,
     # not renormalized over the allowed tokens as this reference would)
     hyps, _ = beam_search(model, SRC, BOS, EOS, 12, beam_size=3, n_best=3, ban=banned)

@@ -1,9 +1,9 @@
 """The grader can be trusted: right answers get every point, wrong ones lose exactly their question's.
 
-Most tests grade in this process through the grader's Python API (`grader.grade.grade`, which
-still forks one process per question); the command line is run where it is the point (exit
-codes, the printed table, --hints, --timeout, --json, `check`). Nothing here writes to the
-repository: edited notebooks live in pytest's tmp_path.
+Most tests grade in this process through the grader's Python API
+(`transformer_course.grader.grade.grade`, which still forks one process per question); the
+command line is run where it is the point (exit codes, the printed table, --hints, --timeout,
+--json, `check`). Nothing here writes to the repository: edited notebooks live in pytest's tmp_path.
 
 Wrong answers are files in tests/wrong_answers/, named NN_qK_what.py: the whole code cell of
 question K of solutions/NN_*.ipynb, first line (the `# Question K ...` header) included, second
@@ -23,9 +23,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grader import build, notebook
-from grader.grade import grade, table
-from grader.questions import NOTEBOOKS, chapter
+from transformer_course.grader import build, notebook
+from transformer_course.grader.grade import grade, table
+from transformer_course.grader.questions import NOTEBOOKS, chapter
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = sorted((ROOT / "solutions").glob("*.ipynb"))
@@ -91,12 +91,14 @@ def solution_lines(path):
 
 def cli(*args, timeout=120):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "grader", *map(str, args)], cwd=ROOT, env=env,
+    return subprocess.run([sys.executable, "-m", "transformer_course.grader", *map(str, args)], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=timeout)
 
 
 # ---------------------------------------------------------------- 1, 2: solutions full, exercises zero
-@pytest.mark.parametrize("path", SOLUTIONS, ids=lambda p: p.stem)
+# (the capstone's full marks train two models for minutes: e2e, which `make quicktest` skips)
+@pytest.mark.parametrize("path", [pytest.param(p, marks=pytest.mark.e2e) if p.name.startswith("09_") else p
+                                  for p in SOLUTIONS], ids=lambda p: p.stem)
 def test_solution_scores_full_marks(path):
     result = grade(path, timeout=TIMEOUT)
     misses = {q["number"]: f'{q["reason"]}: {q["hint"]}' for q in result["questions"] if not q["passed"]}
@@ -114,7 +116,8 @@ def test_untouched_exercise_scores_zero(path):
 
 @pytest.mark.parametrize("path", SOLUTIONS, ids=lambda p: p.stem)
 def test_questions_match_the_notebook(path):
-    "Each question of grader/questions/ has its cell, with the same points, in the solution and the exercise."
+    """Each question of transformer_course/grader/questions/ has its cell, with the same points, in the
+    solution and the exercise."""
     nb = nbformat.read(str(path), as_version=4)
     name, questions = chapter(notebook.chapter_of(nb, path))
     assert name == path.stem and NOTEBOOKS[name]
@@ -236,19 +239,19 @@ def test_the_classic_mistakes_are_among_the_wrong_answers():
 def test_the_beam_search_models_make_greedy_decoding_wrong():
     "The hand-built models of question 8.5 do what their docstrings say, per the package's own decoders."
     import torch
-    from grader.questions import generation as D
-    from transformer.generation import beam_search, greedy_decode
+    from transformer_course.grader.questions import generation as D
+    from transformer.generation import beam_search, greedy_search
     src = torch.tensor([[D.A]])
     def best(model, **kw):
         hyps, _ = beam_search(model, src, D.BOS, D.EOS, 8, use_cache=False, **kw)
         return hyps[0][0]
     trap, longer = D.greedy_trap(), D.long_or_short()
-    assert greedy_decode(trap, src, D.BOS, D.EOS, 8, use_cache=False) == [[D.A]]
+    assert greedy_search(trap, src, D.BOS, D.EOS, 8, use_cache=False) == [[D.A]]
     assert best(trap, beam_size=2, alpha=0.0) == [D.B]
     assert best(longer, beam_size=3, alpha=0.0) == [D.A]
     assert best(longer, beam_size=3, alpha=1.0) == [D.B, D.C, D.D]
     # the greedy question's batch: sentences of different lengths, some ended by eos, some by max_len
-    lengths = [len(out) for out in greedy_decode(D.random_model(3), D.SOURCES, D.BOS, D.EOS, 10, use_cache=False)]
+    lengths = [len(out) for out in greedy_search(D.random_model(3), D.SOURCES, D.BOS, D.EOS, 10, use_cache=False)]
     assert len(set(lengths)) > 1 and min(lengths) < 10 and max(lengths) == 10
 
 
@@ -390,10 +393,10 @@ FORBIDDEN = {   # (chapter, question, code after the header): each uses what the
                                        "def noam_lr(step, d_model, warmup, factor=1.0):\n"
                                        "    return learning_rate(step, d_model, warmup, factor)\n"),
     "greedy_as_a_beam_of_one": ("08", 1, "from transformer.generation import beam_search\n\n"
-                                         "def greedy_decode(model, src, bos_id, eos_id, max_len):\n"
+                                         "def greedy_search(model, src, bos_id, eos_id, max_len):\n"
                                          "    return [h[0] for h in beam_search(model, src, bos_id, eos_id, max_len, beam_size=1)[0]]\n"),
     "greedy_as_cold_sampling": ("08", 1, "import transformer.generation as D\n\n"
-                                         "def greedy_decode(model, src, bos_id, eos_id, max_len):\n"
+                                         "def greedy_search(model, src, bos_id, eos_id, max_len):\n"
                                          "    return D.sample(model, src, bos_id, eos_id, max_len, temperature=0)\n"),
     "package_beam_search": ("08", 5, "from transformer import generation\n\n"
                                      "def beam_search(model, src, bos_id, eos_id, max_len, beam_size=4, alpha=0.6):\n"
@@ -485,7 +488,7 @@ def test_command_line_json_table_and_hints(tmp_path):
 
 
 def test_report_tables_every_exercise(tmp_path):
-    "`python -m grader report`: one row per exercise from the JSON files, misses named, the rest not graded yet."
+    "`python -m transformer_course.grader report`: one row per exercise from the JSON files, misses named, the rest not graded yet."
     for nn, number, body in (("01", 4, "answer_q4 = 0.5\n"), ("03", None, None)):
         nb = replace_cell(solution(nn), number, body, tmp_path, "r") if number else solution(nn)
         assert cli("grade", nb, "--json", tmp_path / "grades" / f"{solution(nn).stem}.json").returncode == 0

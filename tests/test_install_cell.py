@@ -55,7 +55,7 @@ def test_in_a_kernel_without_the_course_the_cell_installs_it(tmp_path):
     probe = "import importlib.util; print(importlib.util.find_spec('transformer') is None)"
     before = subprocess.run([python, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True)
     assert before.stdout.strip() == "True", before.stderr          # the course is missing there
-    script = install_cell(CHAPTERS[0]) + "\nimport transformer, figures\nprint(transformer.__file__)"
+    script = install_cell(CHAPTERS[0]) + "\nimport transformer, transformer_course.figures\nprint(transformer.__file__)"
     r = subprocess.run([python, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True,
                        timeout=300)
     assert r.returncode == 0, r.stderr[-3000:]

@@ -15,8 +15,9 @@ from torch.testing import assert_close
 import transformer.loop as loop
 from torch.optim.optimizer import register_optimizer_step_pre_hook
 from transformer.loop import train, update, update_seconds
-from transformer.machine import CheapDropout, CheckpointError, load_checkpoint, plan_updates, save_checkpoint
-from transformer.training import LabelSmoothingLoss, evaluate, linear_decay_lr, make_batch, make_optimizer, noam_lr
+from transformer.checkpoint import Checkpoint, CheckpointError
+from transformer.machine import CheapDropout, plan_updates
+from transformer.training import LabelSmoothingLoss, validation_loss, linear_decay_lr, make_batch, make_optimizer, noam_lr
 from training_helpers import (BOS, DATA, EOS, FAST_BF16, FakeClock, PAD, ROOT, VALID, assert_same_params,
                               batches_per_epoch, config, params, scramble_rng, tiny_model, train_records,
                               one_thread)  # noqa: F401 (one_thread: an autouse fixture)
@@ -60,23 +61,27 @@ def test_resume_without_or_with_a_foreign_checkpoint(tmp_path):
     train(tiny_model(), DATA, [], config(tmp_path / "run", max_steps=2), PAD, BOS, EOS)
     with pytest.raises(CheckpointError, match="does not fit"):
         train(tiny_model(d_model=8), DATA, [], config(tmp_path / "run", max_steps=4), PAD, BOS, EOS, resume=True)
-    save_checkpoint(tmp_path / "other" / "checkpoint.pt", {"weights": torch.ones(2)})
-    with pytest.raises(CheckpointError, match="does not fit"):
+    (tmp_path / "other").mkdir()
+    torch.save({"weights": torch.ones(2)}, tmp_path / "other" / "checkpoint.pt")
+    with pytest.raises(CheckpointError, match="no format version"):
         train(tiny_model(), DATA, [], config(tmp_path / "other", max_steps=4), PAD, BOS, EOS, resume=True)
 
 
 def test_checkpoint_contents_and_metrics_file(tmp_path):
     model = tiny_model()
     cfg = config(tmp_path, max_steps=6, eval_every=3, ckpt_every=3, log_every=2)
-    history = train(model, DATA, VALID, cfg, PAD, BOS, EOS, extra_state={"vocab": ["<pad>", "a"]})
-    state = load_checkpoint(tmp_path / "checkpoint.pt")
+    history = train(model, DATA, VALID, cfg, PAD, BOS, EOS, record={"command": "a test", "preset": "toy"})
+    state = Checkpoint.load(tmp_path / "checkpoint.pt", resumable=True)
     for key in ["model", "optimizer", "sampler", "ranks", "step", "history", "train_config",
-                "model_config", "extra", "elapsed_s", "precision", "plan"]:
-        assert key in state, key
-    assert state["step"] == 6 and state["extra"] == {"vocab": ["<pad>", "a"]}
-    assert state["train_config"]["max_steps"] == 6 and state["model_config"]["d_model"] == 16
-    assert len(state["ranks"]) == 1 and set(state["ranks"][0]) >= {"torch", "python", "cuda"}
-    assert_same_params(state["model"], params(model))
+                "model_config", "elapsed_s", "precision"]:
+        assert getattr(state, key) is not None, key
+    assert state.plan is None                                        # not a timed run
+    assert state.step == 6 and (state.command, state.preset) == ("a test", "toy") and state.pipeline is None
+    assert state.train_config["max_steps"] == 6 and state.model_config["d_model"] == 16
+    assert len(state.ranks) == 1 and set(state.ranks[0]) >= {"torch", "python", "cuda"}
+    assert_same_params(state.model, params(model))
+    with pytest.raises(TypeError):                                   # a field the format does not have
+        train(tiny_model(), DATA, [], config(tmp_path / "x", max_steps=1), PAD, BOS, EOS, record={"vocab": []})
     lines = [json.loads(l) for l in (tmp_path / "metrics.jsonl").read_text().splitlines()]
     assert lines == history
     assert [r["step"] for r in history if "valid_loss" in r] == [3, 6]
@@ -146,16 +151,16 @@ def test_resume_mid_epoch_equals_uninterrupted(tmp_path, accum_steps, stop_at):
     whole, whole_history = run(tmp_path / "whole", max_steps=total, accum_steps=accum_steps, eval_every=4,
                                ckpt_every=5)
     run(tmp_path / "parts", max_steps=stop_at, accum_steps=accum_steps, eval_every=4, ckpt_every=5)
-    state = load_checkpoint(tmp_path / "parts" / "checkpoint.pt")
-    assert state["sampler"]["epoch"] == 0 and 0 < state["sampler"]["position"] < n
+    state = Checkpoint.load(tmp_path / "parts" / "checkpoint.pt")
+    assert state.sampler["epoch"] == 0 and 0 < state.sampler["position"] < n
     resumed, resumed_history = run(tmp_path / "parts", resume=True, max_steps=total, accum_steps=accum_steps,
                                    eval_every=4, ckpt_every=5)
     assert_same_params(whole, resumed)
     assert train_records(whole_history) == train_records(resumed_history)
     valid = lambda h: [(r["step"], r["valid_loss"]) for r in h if "valid_loss" in r and r["step"] % 4 == 0]
     assert valid(whole_history) == valid(resumed_history)
-    a, b = (load_checkpoint(tmp_path / d / "checkpoint.pt") for d in ("whole", "parts"))
-    assert a["sampler"] == b["sampler"] and a["step"] == b["step"] == total
+    a, b = (Checkpoint.load(tmp_path / d / "checkpoint.pt") for d in ("whole", "parts"))
+    assert a.sampler == b.sampler and a.step == b.step == total
 
 
 def test_resume_after_a_crash_between_checkpoints(tmp_path):
@@ -169,7 +174,7 @@ def test_resume_after_a_crash_between_checkpoints(tmp_path):
     with pytest.raises(Crash):
         train(tiny_model(), DATA, VALID, config(tmp_path / "crashed", max_steps=9, ckpt_every=4), PAD, BOS, EOS,
               callback=crash_at_step_6)
-    assert load_checkpoint(tmp_path / "crashed" / "checkpoint.pt")["step"] == 4
+    assert Checkpoint.load(tmp_path / "crashed" / "checkpoint.pt").step == 4
     resumed, history = run(tmp_path / "crashed", resume=True, max_steps=9, ckpt_every=4)
     assert_same_params(whole, resumed)
     assert train_records(history) == train_records(whole_history)
@@ -182,9 +187,9 @@ def test_resume_needs_the_random_state(tmp_path):
     whole, _ = run(tmp_path / "whole", max_steps=6)
     run(tmp_path / "parts", max_steps=3)
     path = tmp_path / "parts" / "checkpoint.pt"
-    state = load_checkpoint(path)
-    state["ranks"][0]["torch"] = torch.Generator().manual_seed(42).get_state()
-    save_checkpoint(path, state)
+    state = Checkpoint.load(path)
+    state.ranks[0]["torch"] = torch.Generator().manual_seed(42).get_state()
+    state.save(path)
     resumed, _ = run(tmp_path / "parts", resume=True, max_steps=6)
     assert any(not torch.equal(whole[k], resumed[k]) for k in whole)
 
@@ -195,14 +200,13 @@ def test_resume_at_an_epoch_boundary_and_max_epochs_end_cleanly(tmp_path, accum_
     whole, whole_history = run(tmp_path / "whole", max_steps=None, max_epochs=2, accum_steps=accum_steps)
     assert whole_history[-1]["step"] == 2 * n // accum_steps and "valid_loss" in whole_history[-1]
     first, _ = run(tmp_path / "parts", max_steps=None, max_epochs=1, accum_steps=accum_steps)
-    state = load_checkpoint(tmp_path / "parts" / "checkpoint.pt")
-    assert state["step"] == n // accum_steps
+    assert Checkpoint.load(tmp_path / "parts" / "checkpoint.pt").step == n // accum_steps
     resumed, _ = run(tmp_path / "parts", resume=True, max_steps=None, max_epochs=2, accum_steps=accum_steps)
     assert_same_params(whole, resumed)
     # resuming a finished run does nothing and ends cleanly
     again, history = run(tmp_path / "parts", resume=True, max_steps=None, max_epochs=2, accum_steps=accum_steps)
     assert_same_params(resumed, again)
-    assert load_checkpoint(tmp_path / "parts" / "checkpoint.pt")["step"] == 2 * n // accum_steps
+    assert Checkpoint.load(tmp_path / "parts" / "checkpoint.pt").step == 2 * n // accum_steps
 
 
 def test_resume_in_a_fresh_process(tmp_path):
@@ -246,7 +250,7 @@ def test_progress_bar_total(tmp_path, monkeypatch):
 def test_time_limit(tmp_path):
     history = train(tiny_model(), DATA, VALID, config(tmp_path, max_steps=50, max_minutes=0), PAD, BOS, EOS)
     assert history[-1]["step"] == 0 and "valid_loss" in history[-1]          # stopped at once, cleanly
-    assert load_checkpoint(tmp_path / "checkpoint.pt")["step"] == 0
+    assert Checkpoint.load(tmp_path / "checkpoint.pt").step == 0
     history = train(tiny_model(), DATA, [], config(tmp_path / "b", max_steps=4, max_minutes=10), PAD, BOS, EOS)
     assert history[-1]["step"] == 4
 
@@ -286,7 +290,7 @@ def test_auto_precision_is_recorded_and_used(tmp_path, monkeypatch, bf16_seconds
     history = train(model, DATA, VALID, config(tmp_path, max_steps=4, precision="auto"), PAD, BOS, EOS)
     assert history[0]["precision"] == expected and "in bf16" in history[0]["reason"]
     assert json.loads((tmp_path / "metrics.jsonl").read_text().splitlines()[0]) == history[0]
-    assert load_checkpoint(tmp_path / "checkpoint.pt")["precision"] == {k: history[0][k] for k in ("precision", "reason")}
+    assert Checkpoint.load(tmp_path / "checkpoint.pt").precision == {k: history[0][k] for k in ("precision", "reason")}
     assert set(seen[:4]) == {torch.bfloat16 if expected == "bf16" else torch.float32}   # the training updates
 
 
@@ -296,11 +300,11 @@ def test_resume_keeps_the_precision_unless_asked_otherwise(tmp_path, monkeypatch
     fake_measurements(monkeypatch, 2.0)                               # the machine would now say fp32
     history = train(tiny_model(), DATA, [], config(tmp_path, max_steps=4, precision="auto"), PAD, BOS, EOS,
                     resume=True)
-    assert load_checkpoint(tmp_path / "checkpoint.pt")["precision"]["precision"] == "bf16"
+    assert Checkpoint.load(tmp_path / "checkpoint.pt").precision["precision"] == "bf16"
     assert [r["precision"] for r in history if "precision" in r] == ["bf16"]     # decided once
     history = train(tiny_model(), DATA, [], config(tmp_path, max_steps=6, precision="fp32"), PAD, BOS, EOS,
                     resume=True)
-    assert load_checkpoint(tmp_path / "checkpoint.pt")["precision"] == {"precision": "fp32", "reason": "asked for"}
+    assert Checkpoint.load(tmp_path / "checkpoint.pt").precision == {"precision": "fp32", "reason": "asked for"}
     assert [r["precision"] for r in history if "precision" in r] == ["bf16", "fp32"]   # the change is on record
 
 
@@ -333,7 +337,7 @@ def test_planned_run_ends_at_its_plan_with_the_rate_at_zero(tmp_path, monkeypatc
     assert history[-1]["step"] == steps and len(lrs) == steps
     assert lrs == pytest.approx([linear_decay_lr(s, 16, 10, steps, 1.0) for s in range(1, steps + 1)])
     assert lrs[-1] == pytest.approx(max(lrs) / (steps + 1 - 10))     # one step above zero: decayed, not cut off
-    assert load_checkpoint(tmp_path / "checkpoint.pt")["plan"] == plan[0]
+    assert Checkpoint.load(tmp_path / "checkpoint.pt").plan == plan[0]
     _, slower = planned_run(tmp_path / "slow", monkeypatch, tick=0.5)  # every update takes twice the time
     slow = next(r["plan"] for r in slower if "plan" in r)
     assert slow["spent_s"] == pytest.approx(2 * plan[0]["spent_s"])
@@ -357,7 +361,7 @@ def test_planned_run_on_a_fast_machine_stops_at_max_steps_with_the_rate_at_zero(
 def test_planned_run_resumes_exactly_plan_included(tmp_path, monkeypatch):
     whole, whole_history = planned_run(tmp_path / "whole", monkeypatch)
     assert planned_run(tmp_path / "parts", monkeypatch, stop_at=17) == (None, None)   # killed after update 17
-    assert load_checkpoint(tmp_path / "parts" / "checkpoint.pt")["step"] == 15        # the last checkpoint
+    assert Checkpoint.load(tmp_path / "parts" / "checkpoint.pt").step == 15        # the last checkpoint
     resumed, resumed_history = planned_run(tmp_path / "parts", monkeypatch, resume=True)
     assert_same_params(params(whole), params(resumed))
     assert train_records(whole_history) == train_records(resumed_history)
@@ -374,7 +378,7 @@ def test_fit_to_time_needs_a_time_limit(tmp_path):
 
 def test_training_reduces_the_loss(tmp_path):
     model = tiny_model(dropout=0.0)
-    before = evaluate(model, VALID, PAD, BOS, EOS)["valid_loss"]
+    before = validation_loss(model, VALID, PAD, BOS, EOS)["valid_loss"]
     history = train(model, DATA, VALID, config(tmp_path, max_steps=40, warmup=10, lr_factor=2.0), PAD, BOS, EOS)
     assert history[-1]["valid_loss"] < 0.8 * before
 
@@ -423,7 +427,7 @@ def test_planned_run_plans_again_at_each_validation_and_ends_in_time(tmp_path, m
     assert history[-1]["step"] == steps                               # it ends where the last plan said ...
     lrs = [r["lr"] for r in history if "train_loss" in r]
     assert len(lrs) == steps and 0 < lrs[-1] < 0.1 * max(lrs)         # ... with the rate nearly at zero
-    assert load_checkpoint(tmp_path / "checkpoint.pt")["plan"] == plans[-1]
+    assert Checkpoint.load(tmp_path / "checkpoint.pt").plan == plans[-1]
 
 
 def test_a_later_plan_may_be_longer_than_the_first(tmp_path, monkeypatch):

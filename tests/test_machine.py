@@ -1,4 +1,4 @@
-"""Tests for transformer.machine (chapter 11): checkpoints, precision chosen by measurement, the time plan, the CPU
+"""Tests for transformer.machine (chapter 11): precision chosen by measurement, the time plan, the CPU
 description."""
 from pathlib import Path
 
@@ -6,58 +6,10 @@ import pytest
 import torch
 from torch import nn
 import transformer.machine as machine
-from transformer.machine import (CheckpointError, choose_precision, load_checkpoint, matmul_gflops, plan_updates,
-                                 save_checkpoint)
-from training_helpers import FAST_BF16, FakeClock, SLOW_BF16
+from transformer.machine import ShardedSampler, choose_precision, matmul_gflops, plan_updates
+from transformer.training import TokenBatchSampler
+from training_helpers import FAST_BF16, FakeClock, SLOW_BF16, random_lengths
 from training_helpers import one_thread  # noqa: F401 (an autouse fixture)
-
-
-def test_checkpoint_round_trip(tmp_path):
-    state = {"step": 7, "w": torch.randn(3, 3), "nested": {"list": [1, 2.5, "x", None], "t": (1, 2)}}
-    save_checkpoint(tmp_path / "sub" / "ck.pt", state)
-    loaded = load_checkpoint(tmp_path / "sub" / "ck.pt")
-    assert loaded["step"] == 7 and torch.equal(loaded["w"], state["w"]) and loaded["nested"] == state["nested"]
-    assert [p.name for p in (tmp_path / "sub").iterdir()] == ["ck.pt"]
-
-
-def test_save_is_atomic(tmp_path, monkeypatch):
-    path = tmp_path / "ck.pt"
-    save_checkpoint(path, {"step": 1, "w": torch.ones(4)})
-    real_save = torch.save
-
-    def dies_halfway(obj, f, *args, **kw):
-        f.write(b"half a checkpoint")
-        raise OSError("disk full")
-
-    monkeypatch.setattr(torch, "save", dies_halfway)
-    with pytest.raises(OSError, match="disk full"):
-        save_checkpoint(path, {"step": 2, "w": torch.zeros(4)})
-    monkeypatch.setattr(torch, "save", real_save)
-    old = load_checkpoint(path)
-    assert old["step"] == 1 and torch.equal(old["w"], torch.ones(4))
-    assert [p.name for p in tmp_path.iterdir()] == ["ck.pt"]     # no temporary file left behind
-
-
-def test_missing_and_corrupt_checkpoints(tmp_path):
-    with pytest.raises(CheckpointError, match="no checkpoint at .*nothing.pt"):
-        load_checkpoint(tmp_path / "nothing.pt")
-    (tmp_path / "garbage.pt").write_bytes(b"\x00\x01 certainly not a checkpoint")
-    with pytest.raises(CheckpointError, match="garbage.pt is corrupt or unreadable"):
-        load_checkpoint(tmp_path / "garbage.pt")
-    save_checkpoint(tmp_path / "good.pt", {"w": torch.randn(100, 100)})
-    data = (tmp_path / "good.pt").read_bytes()
-    (tmp_path / "truncated.pt").write_bytes(data[: len(data) // 2])
-    with pytest.raises(CheckpointError, match="truncated.pt"):
-        load_checkpoint(tmp_path / "truncated.pt")
-    torch.save([1, 2, 3], tmp_path / "list.pt")
-    with pytest.raises(CheckpointError, match="not a dict"):
-        load_checkpoint(tmp_path / "list.pt")
-    torch.save({"obj": nn.Linear(2, 2)}, tmp_path / "pickled_module.pt")   # needs full unpickling
-    with pytest.raises(CheckpointError, match="pickled_module.pt"):
-        load_checkpoint(tmp_path / "pickled_module.pt")
-    (tmp_path / "a_directory.pt").mkdir()
-    with pytest.raises(CheckpointError):
-        load_checkpoint(tmp_path / "a_directory.pt")
 
 
 def never(*args):
@@ -182,3 +134,36 @@ def test_cheap_dropout_replaces_every_dropout_and_nothing_else():
     assert not any(isinstance(m, nn.Dropout) for m in model.modules())
     assert [type(m) for m in model.modules() if not isinstance(m, machine.CheapDropout)] == kinds
     assert torch.equal(model(src, tgt), before)           # evaluation unchanged, no weights touched
+
+def epoch(sampler):
+    return [list(b) for b in sampler]
+
+
+def test_chapter_7s_sampler_knows_no_ranks():
+    assert not hasattr(TokenBatchSampler([1], [1], 10), "world_size")
+    assert set(TokenBatchSampler([1], [1], 10).state_dict()) == {"epoch", "position", "seed"}
+
+
+@pytest.mark.parametrize("world", [2, 3])
+def test_sampler_ranks_partition_the_batches(world):
+    src, tgt = random_lengths(n=301)
+    ranks = [ShardedSampler(src, tgt, 200, seed=2, rank=r, world_size=world) for r in range(world)]
+    everything = ranks[0].all_batches()
+    assert len(everything) % world == 0
+    assert len({len(r) for r in ranks}) == 1                    # the same number of steps on every rank
+    per_rank = [epoch(r) for r in ranks]
+    interleaved = [b for step in zip(*per_rank) for b in step]
+    assert interleaved == everything
+    plain = TokenBatchSampler(src, tgt, 200, seed=2).batches()
+    assert everything[:len(plain)] == plain and all(b in plain for b in everything[len(plain):])
+    assert sorted({i for b in interleaved for i in b}) == list(range(len(src)))
+
+
+def test_sampler_keeps_its_place_when_the_number_of_ranks_changes():
+    src, tgt = random_lengths()
+    one = ShardedSampler(src, tgt, 200, seed=0)
+    it = iter(one)
+    for _ in range(6): next(it)
+    two = ShardedSampler(src, tgt, 200, seed=0, rank=1, world_size=2)
+    two.load_state_dict(one.state_dict())
+    assert two.position == 3                                    # 6 batches handed out = 3 rounds of 2 ranks

@@ -33,7 +33,7 @@ def batch(cfg, b=3, len_s=7, len_t=6, seed=1):
     return src, tgt
 
 
-def expected_parameters(V_src, V_tgt, d, d_ff, N, share_embeddings, tie_output):
+def expected_parameters(V_src, V_tgt, d, d_ff, n_layers, share_embeddings, tie_output):
     "Closed formula, written out term by term (weights + biases)."
     linear = lambda n_in, n_out: n_in * n_out + n_out
     mha = 4 * linear(d, d)                      # W_Q, W_K, W_V, W_O
@@ -43,7 +43,7 @@ def expected_parameters(V_src, V_tgt, d, d_ff, N, share_embeddings, tie_output):
     decoder_layer = 2 * mha + ffn + 3 * layer_norm
     tables = V_src * d if share_embeddings else (V_src + V_tgt) * d
     output = 0 if tie_output else V_tgt * d     # no bias
-    return tables + output + N * (encoder_layer + decoder_layer)
+    return tables + output + n_layers * (encoder_layer + decoder_layer)
 
 
 # ---------------------------------------------------------------- config
@@ -54,6 +54,22 @@ def test_presets_match_the_paper():
     assert (big.d_model, big.n_layers, big.h, big.d_ff, big.dropout) == (1024, 6, 16, 4096, 0.3)
     assert base.d_k == big.d_k == 64
     assert TransformerConfig.big(100, 100, dropout=0.1, n_layers=2).dropout == 0.1
+
+
+def test_layer_options_come_from_the_config():
+    "Every field of LayerOptions is a field of the config of the same name, and the model's layers use them."
+    from dataclasses import fields
+    from transformer.encoder import LayerOptions
+    cfg = small_cfg(attn_dropout=0.2, ffn_dropout=0.0, pre_norm=True, fast_attention=True)
+    opts = cfg.layer_options
+    assert isinstance(opts, LayerOptions)
+    assert {f.name: getattr(opts, f.name) for f in fields(LayerOptions)} == {
+        f.name: getattr(cfg, f.name) for f in fields(LayerOptions)}
+    model = Transformer(cfg)
+    assert len(model.encoder.layers) == len(model.decoder.layers) == cfg.n_layers
+    for layer in [*model.encoder.layers, *model.decoder.layers]:
+        assert layer.self_attn.fast and layer.self_attn.dropout == 0.2 and layer.ffn.dropout.p == 0.0
+        assert all(s.pre_norm for s in layer.sublayers)
 
 
 def test_ffn_dropout_reaches_every_feed_forward_network():
@@ -323,7 +339,7 @@ def test_import_transformer_is_light():
     "The package's __init__ imports the model chapters only: no spaCy, plotting, or later chapters."
     heavy = ["spacy", "sacrebleu", "matplotlib", "pandas",
              "transformer.training", "transformer.machine", "transformer.loop", "transformer.generation", "transformer.data", "transformer.subwords", "transformer.translate",
-             "transformer.cli", "transformer.shipped"]
+             "transformer.cli", "transformer.shipped", "transformer.checkpoint", "transformer.presets"]
     probe = f"import sys, transformer; print([m for m in {heavy!r} if m in sys.modules])"
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
@@ -333,7 +349,7 @@ def test_public_api():
     import transformer
     names = ["scaled_dot_product_attention", "attention_weights", "causal_mask", "padding_mask",
              "MultiHeadAttention", "Embeddings", "PositionalEncoding", "sinusoidal_encoding",
-             "FeedForward", "SublayerConnection", "EncoderLayer", "Encoder", "DecoderLayer", "Decoder",
+             "FeedForward", "SublayerConnection", "LayerOptions", "EncoderLayer", "Encoder", "DecoderLayer", "Decoder",
              "Transformer", "TransformerConfig", "count_parameters"]
     for name in names:
         assert callable(getattr(transformer, name)), name
@@ -360,9 +376,9 @@ def test_out_vocab_scores_only_the_first_ids_of_the_tied_table():
 
 
 def test_decoding_with_out_vocab_writes_only_those_ids():
-    from transformer.generation import beam_search, greedy_decode
+    from transformer.generation import beam_search, greedy_search
     model = small_model(src_vocab=19, share_embeddings=True, out_vocab=7, seed=3)
     src, _ = batch(model.cfg)
-    for hyps in (greedy_decode(model, src, 2, 3, 10),
+    for hyps in (greedy_search(model, src, 2, 3, 10),
                  [h[0] for h in beam_search(model, src, 2, 3, 10, beam_size=3)[0]]):
         assert len(hyps) == 3 and all(0 <= i < 7 for h in hyps for i in h)

@@ -89,7 +89,7 @@ def test_pipelines_share_one_interface_and_survive_a_checkpoint(train):
     word, bpe = WordPipeline.learn(pairs), SubwordPipeline.learn(pairs, 1000)
     de, en = "Ein Mann mit einem Schutzhelm.", "A man with a hard hat."
     assert bpe.sizes == (1000, 1000) and bpe.shared and not word.shared
-    assert word.sizes == (len(word.src_vocab), len(word.tgt_vocab))
+    assert word.sizes == (len(word.src_words), len(word.tgt_words))
     for pipe in (word, bpe):
         again = pipeline_from_state(json.loads(json.dumps(pipe.state())))
         assert type(again) is type(pipe) and again.sizes == pipe.sizes
@@ -98,8 +98,37 @@ def test_pipelines_share_one_interface_and_survive_a_checkpoint(train):
     assert word.unseen("Ein ☃ Mann") == ["☃"] and bpe.unseen("Ein ☃ Mann") == []
     assert "".join(bpe.source_pieces(bpe.source_ids([de])[0])) == "▁" + de.replace(" ", "▁")
     # checkpoints from before sub-words keep their word vocabularies at the top of `extra`
-    old = {"vocab": {"de": word.src_vocab.itos, "en": word.tgt_vocab.itos}, "src_chars": "abc"}
+    old = {"vocab": {"de": word.src_words.itos, "en": word.tgt_words.itos}, "src_chars": "abc"}
     assert isinstance(pipeline_from_state(old), WordPipeline)
+
+
+def test_both_pipelines_satisfy_the_pipeline_protocol(train):
+    """Every name the Pipeline protocol lists is on both pipelines, its methods take the same parameters, and an
+    object without one of the names is not a Pipeline."""
+    import inspect
+    from transformer.data import Pipeline, WordPipeline
+    from transformer.subwords import SubwordPipeline
+    listed = set(Pipeline.__annotations__) | {n for n in vars(Pipeline) if not n.startswith("_")}
+    assert listed == {"shared", "outputs", "sizes", "source_ids", "target_ids", "source_pieces", "target_pieces",
+                      "sentence", "unseen", "state"}
+    methods = {n for n in listed if inspect.isfunction(vars(Pipeline).get(n))}
+    pairs = train[:500]
+    pipes = [WordPipeline.learn(pairs), SubwordPipeline.learn(pairs, 600),
+             SubwordPipeline.learn(pairs, 600, output_layer="target"), SubwordPipeline.learn(pairs, 600, shared=False)]
+    for pipe in pipes:
+        assert isinstance(pipe, Pipeline), type(pipe)
+        assert all(hasattr(pipe, n) for n in listed)
+        for n in methods:
+            assert callable(getattr(pipe, n)), n
+            assert (list(inspect.signature(getattr(pipe, n)).parameters)
+                    == list(inspect.signature(getattr(Pipeline, n)).parameters)[1:]), (type(pipe), n)
+        assert len(pipe.sizes) == 2 and isinstance(pipe.shared, bool)
+    def some(name):
+        return {"shared": False, "outputs": None, "sizes": (1, 1)}.get(name, lambda self, *args: None)
+    assert isinstance(type("Complete", (), {n: some(n) for n in listed})(), Pipeline)
+    for missing in listed:
+        lacking = type("Lacking", (), {n: some(n) for n in listed if n != missing})()
+        assert not isinstance(lacking, Pipeline), missing
 
 
 def test_targets_first_renumbers_without_changing_a_piece(train):
@@ -130,7 +159,7 @@ def test_a_pipeline_with_the_target_first_maps_what_it_cannot_write_to_unk(train
     import pytest
     from transformer.subwords import SubwordPipeline, pipeline_from_state, Subwords
     pairs = train[:2000]
-    pipe = SubwordPipeline.learn(pairs, 1000, outputs="target")
+    pipe = SubwordPipeline.learn(pairs, 1000, output_layer="target")
     assert SubwordPipeline.learn(pairs, 1000).outputs is None and 4 < pipe.outputs < 1000
     assert all(i < pipe.outputs for ids in pipe.target_ids([en for _, en in pairs]) for i in ids)
     odd = "Ein Mann sagt ß und 🐕."
@@ -142,8 +171,8 @@ def test_a_pipeline_with_the_target_first_maps_what_it_cannot_write_to_unk(train
     assert again.outputs == pipe.outputs and again.target_ids([odd]) == [tgt]
     old = {k: v for k, v in pipe.state().items() if k != "outputs"}      # saved before `outputs`
     assert pipeline_from_state(old).outputs is None
-    with pytest.raises(ValueError, match="outputs must be all or target"):
-        SubwordPipeline.learn(pairs, 1000, outputs="english")
+    with pytest.raises(ValueError, match="output_layer must be all or target"):
+        SubwordPipeline.learn(pairs, 1000, output_layer="english")
 
 
 def test_a_pipeline_with_a_vocabulary_per_language_learns_each_on_its_side_only(train):
@@ -151,7 +180,7 @@ def test_a_pipeline_with_a_vocabulary_per_language_learns_each_on_its_side_only(
     from transformer.model import Transformer, TransformerConfig
     from transformer.subwords import SubwordPipeline, Subwords, pipeline_from_state
     pairs = train[:2000]
-    pipe = SubwordPipeline.learn(pairs, 800, outputs="target", shared=False)
+    pipe = SubwordPipeline.learn(pairs, 800, output_layer="target", shared=False)
     german = Subwords.learn([de for de, _ in pairs], 800)       # the references: one side each
     english = Subwords.learn([en for _, en in pairs], 800)
     assert not pipe.shared and pipe.sizes == (800, 800) and pipe.outputs is None

@@ -7,7 +7,7 @@ import torch
 import torch.nn.functional as F
 from torch.testing import assert_close
 
-from transformer.training import (LabelSmoothingLoss, TokenBatchSampler, evaluate, learning_rate, linear_decay_lr,
+from transformer.training import (LabelSmoothingLoss, TokenBatchSampler, validation_loss, learning_rate, linear_decay_lr,
                                   make_batch, noam_lr, reverse_task, smoothed_targets, toy_splits,
                                   _FusedSmoothedLoss)
 from training_helpers import BOS, EOS, PAD, VALID, random_lengths, tiny_model
@@ -91,14 +91,14 @@ def test_sampler_each_index_once_per_epoch_and_budget(shuffle):
 
 def test_sampler_overlong_example_gets_its_own_batch():
     src, tgt = [3, 4, 50, 5], [3, 60, 4, 5]
-    batches = TokenBatchSampler(src, tgt, max_tokens=20, shuffle=False).all_batches()
+    batches = TokenBatchSampler(src, tgt, max_tokens=20, shuffle=False).batches()
     assert [2] in batches and [1] in batches
     assert sorted(i for b in batches for i in b) == [0, 1, 2, 3]
 
 
 def test_sampler_groups_similar_lengths():
     src, tgt = random_lengths(seed=1)
-    batches = TokenBatchSampler(src, tgt, max_tokens=300, seed=0).all_batches()
+    batches = TokenBatchSampler(src, tgt, max_tokens=300, seed=0).batches()
     key = lambda i: (src[i], tgt[i])
     ranges = sorted((min(map(key, b)), max(map(key, b))) for b in batches)
     for (_, hi), (lo, _) in zip(ranges, ranges[1:]):
@@ -134,31 +134,6 @@ def test_sampler_resumes_mid_epoch():
     uninterrupted = TokenBatchSampler(src, tgt, 200, seed=5)
     epoch(uninterrupted)
     assert epoch(resumed) == epoch(uninterrupted)
-
-
-@pytest.mark.parametrize("world", [2, 3])
-def test_sampler_ranks_partition_the_batches(world):
-    src, tgt = random_lengths(n=301)
-    ranks = [TokenBatchSampler(src, tgt, 200, seed=2, rank=r, world_size=world) for r in range(world)]
-    everything = ranks[0].all_batches()
-    assert len(everything) % world == 0
-    assert len({len(r) for r in ranks}) == 1                    # the same number of steps on every rank
-    per_rank = [epoch(r) for r in ranks]
-    interleaved = [b for step in zip(*per_rank) for b in step]
-    assert interleaved == everything
-    plain = TokenBatchSampler(src, tgt, 200, seed=2).all_batches()
-    assert everything[:len(plain)] == plain and all(b in plain for b in everything[len(plain):])
-    assert sorted({i for b in interleaved for i in b}) == list(range(len(src)))
-
-
-def test_sampler_keeps_its_place_when_the_number_of_ranks_changes():
-    src, tgt = random_lengths()
-    one = TokenBatchSampler(src, tgt, 200, seed=0)
-    it = iter(one)
-    for _ in range(6): next(it)
-    two = TokenBatchSampler(src, tgt, 200, seed=0, rank=1, world_size=2)
-    two.load_state_dict(one.state_dict())
-    assert two.position == 3                                    # 6 batches handed out = 3 rounds of 2 ranks
 
 
 def brute_force_q(target, vocab, eps, pad):
@@ -268,9 +243,9 @@ def test_linear_decay_closed_formula():
         learning_rate(1, d_model, warmup, decay_steps=warmup)
 
 
-def test_evaluate_matches_one_big_batch():
+def test_validation_loss_matches_one_big_batch():
     model = tiny_model(dropout=0.3).train()
-    metrics = evaluate(model, VALID, PAD, BOS, EOS, max_tokens=30, smoothing=0.1)
+    metrics = validation_loss(model, VALID, PAD, BOS, EOS, max_tokens=30, smoothing=0.1)
     assert model.training                                        # the mode is restored
     model.eval()
     b = make_batch(VALID, PAD, BOS, EOS)

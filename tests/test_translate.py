@@ -2,6 +2,9 @@
 
 Every command runs in a subprocess as a user would run it, so exit statuses and stderr are
 the real ones. Training uses the `tiny` preset on the local Multi30k copy (never the network).
+Every test that trains (the train command succeeding, here or in a fixture it uses) carries the
+e2e mark, so that `make quicktest` (-m "not e2e") runs only the others; `command` fails a test
+that trains without it.
 """
 import gzip
 import hashlib
@@ -21,23 +24,25 @@ import torch
 
 from transformer.data import Vocab
 from transformer.subwords import Subwords
-from transformer.machine import CheckpointError
-from transformer.cli import PRESETS, _plan_message, _run_extra, _train_parser, preset
+from transformer.checkpoint import Checkpoint, CheckpointError
+from transformer.presets import PRESETS
+from transformer.cli import _plan_message, _run_record, _train_parser, preset
 from transformer.shipped import load_model
 from transformer.translate import InputError, Translator, corpus_scores, schedule_name, shape_name, tokenized_bleu
 
+from conftest import require_e2e
+
 ROOT = Path(__file__).resolve().parents[1]
-FULL = Path(os.environ.get("MULTI30K_DIR") or ROOT.parent / "shared" / "data" / "multi30k")
-pytestmark = pytest.mark.skipif(not (FULL / "train.de.gz").is_file(), reason=f"no Multi30k at {FULL}")
 
 
 @pytest.fixture(scope="module")
-def DATA(tmp_path_factory):
-    "A slice of the real Multi30k (the first 3,000 training pairs), so that each command starts in seconds."
+def DATA(tmp_path_factory, data_dir):
+    """A slice of the real Multi30k (the first 3,000 training pairs), so that each command starts in seconds.
+    (data_dir, tests/conftest.py: without Multi30k the test is skipped, or fails under CI.)"""
     folder = tmp_path_factory.mktemp("multi30k")
     for split, n in [("train", 3000), ("val", 200), ("test_2016_flickr", 200)]:
         for lang in ("de", "en"):
-            with gzip.open(FULL / f"{split}.{lang}.gz", "rt", encoding="utf-8") as f:
+            with gzip.open(data_dir / f"{split}.{lang}.gz", "rt", encoding="utf-8") as f:
                 lines = f.read().split("\n")[:n]
             (folder / f"{split}.{lang}.gz").write_bytes(gzip.compress(("\n".join(lines) + "\n").encode()))
     return folder
@@ -45,11 +50,14 @@ def DATA(tmp_path_factory):
 
 def command(name, *args, stdin=None, env=None, timeout=300):
     "Run transformer-<name> (its main function) in a fresh interpreter: CompletedProcess."
-    module = "shipped" if name == "export" else "cli"
+    module = "cli"
     code = f"import sys; from transformer.{module} import {name}_main as m; sys.exit(m())"
-    return subprocess.run([sys.executable, "-c", code, *map(str, args)], input=stdin, text=True, timeout=timeout,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
-                          env={**os.environ, "OMP_NUM_THREADS": "1", **(env or {})})
+    r = subprocess.run([sys.executable, "-c", code, *map(str, args)], input=stdin, text=True, timeout=timeout,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
+                       env={**os.environ, "OMP_NUM_THREADS": "1", **(env or {})})
+    if name == "train" and r.returncode == 0:
+        require_e2e("the train command trained a model")
+    return r
 
 
 def one_line_error(r):
@@ -101,28 +109,30 @@ def test_the_default_preset_is_cpu_with_or_without_a_gpu(monkeypatch, gpu):
     assert _train_parser().parse_args(["--config", "base"]).config == "base"
 
 
+@pytest.mark.e2e
 def test_train_writes_checkpoint_with_vocabularies(run, word_run, DATA):
     state = torch.load(word_run / "checkpoint.pt", weights_only=True)
-    assert state["step"] == 20 and state["extra"]["options"]["vocab"] == "word"
-    itos = state["extra"]["pipeline"]["vocab"]
+    assert state["step"] == 20 and state["options"]["vocab"] == "word"
+    itos = state["pipeline"]["vocab"]
     assert itos["de"][:4] == itos["en"][:4] == ["<pad>", "<unk>", "<bos>", "<eos>"]
     assert state["model_config"]["src_vocab"] == len(itos["de"]) and not state["model_config"]["share_embeddings"]
     state = torch.load(run / "checkpoint.pt", weights_only=True)     # the preset's: one sub-word vocabulary
-    sub = Subwords.from_str(state["extra"]["pipeline"]["subwords"])
+    sub = Subwords.from_str(state["pipeline"]["subwords"])
     size = PRESETS["tiny"]["data"]["vocab_size"]
-    assert state["extra"]["pipeline"]["kind"] == "bpe" and len(sub) == size
+    assert state["pipeline"]["kind"] == "bpe" and len(sub) == size
     assert state["model_config"]["src_vocab"] == state["model_config"]["tgt_vocab"] == size
     assert state["model_config"]["share_embeddings"] and state["model_config"]["tie_output"]
     # the output layer scores the pieces the English training text uses, and those come first
-    outputs = state["extra"]["pipeline"]["outputs"]
-    assert state["model_config"]["out_vocab"] == outputs < size and state["extra"]["options"]["outputs"] == "target"
+    outputs = state["pipeline"]["outputs"]
+    assert state["model_config"]["out_vocab"] == outputs < size and state["options"]["output_layer"] == "target"
     english = [line for line in gzip.open(DATA / "train.en.gz", "rt").read().splitlines()]
     assert max(i for ids in sub.ids(english) for i in ids) == outputs - 1
-    assert state["extra"]["command"].startswith("transformer-train ")
+    assert state["command"].startswith("transformer-train ")
     records = [json.loads(l) for l in (run / "metrics.jsonl").read_text().splitlines()]
     assert any("valid_loss" in r for r in records) and any("train_loss" in r for r in records)
 
 
+@pytest.mark.e2e
 def test_train_refuses_to_overwrite_a_run(run, DATA):
     before = (run / "checkpoint.pt").read_bytes()
     r = command("train", "--config", "tiny", "--data", DATA, "--out", run, "--max-steps", 5)
@@ -166,27 +176,29 @@ def test_interrupted_training_resumes_from_its_checkpoint(tmp_path, DATA):
     assert torch.load(out / "checkpoint.pt", weights_only=True)["step"] == interrupted + 20
 
 
+@pytest.mark.e2e
 def test_outputs_all_and_runs_older_than_the_option_score_every_entry(tmp_path, DATA):
     out = tmp_path / "run"
     args = ["--config", "tiny", "--data", DATA, "--out", out, "--no-progress"]
-    r = command("train", *args, "--outputs", "all", "--max-steps", 2)
+    r = command("train", *args, "--output-layer", "all", "--max-steps", 2)
     assert r.returncode == 0, r.stderr
     state = torch.load(out / "checkpoint.pt", weights_only=True)
-    assert state["model_config"]["out_vocab"] is None and state["extra"]["pipeline"]["outputs"] is None
-    # a checkpoint written before `outputs` existed: resumed, it keeps scoring every entry
-    del state["extra"]["options"]["outputs"], state["extra"]["pipeline"]["outputs"]
-    del state["model_config"]["out_vocab"]
-    torch.save(state, out / "checkpoint.pt")
+    assert state["model_config"]["out_vocab"] is None and state["pipeline"]["outputs"] is None
+    # a checkpoint of the format before this one (its options under "extra", no version) is refused in one line
+    old = {k: v for k, v in state.items() if k not in ("format", "options", "pipeline")}
+    torch.save({**old, "extra": {"options": state["options"], "pipeline": state["pipeline"]}}, out / "checkpoint.pt")
     r = command("train", *args, "--resume", "--max-steps", 4)
-    assert r.returncode == 0, r.stderr
-    state = torch.load(out / "checkpoint.pt", weights_only=True)
-    assert state["step"] == 4 and state["model_config"]["out_vocab"] is None
+    line = one_line_error(r)
+    assert r.returncode != 0 and "no format version" in line and str(out / "checkpoint.pt") in line
+    line = one_line_error(command("translate", "--checkpoint", out / "checkpoint.pt", "Zwei Hunde."))
+    assert "no format version" in line
 
 
+@pytest.mark.e2e
 def test_layers_and_pre_norm_set_the_model_and_a_resumed_run_keeps_them(tmp_path, DATA):
     out = tmp_path / "run"
     args = ["--config", "tiny", "--data", DATA, "--out", out, "--no-progress"]
-    r = command("train", *args, "--layers", 2, "--pre-norm", "--max-steps", 2)
+    r = command("train", *args, "--n-layers", 2, "--pre-norm", "--max-steps", 2)
     assert r.returncode == 0, r.stderr
     def layers(part):
         keys = torch.load(out / "checkpoint.pt", weights_only=True)["model"]
@@ -201,21 +213,12 @@ def test_layers_and_pre_norm_set_the_model_and_a_resumed_run_keeps_them(tmp_path
     assert (layers("encoder"), layers("decoder")) == (2, 2)
     assert len(final_norms()) == 2
     assert Translator.load(out / "checkpoint.pt", "cpu").info["shape"] == "d_model 64, N 2, h 2, d_ff 128, pre-norm"
-    # a run older than the options resumes with the preset's depth and post-norm
-    other = tmp_path / "old"
-    r = command("train", "--config", "tiny", "--data", DATA, "--out", other, "--max-steps", 2, "--no-progress")
-    state = torch.load(other / "checkpoint.pt", weights_only=True)
-    del state["extra"]["options"]["layers"], state["extra"]["options"]["pre_norm"]
-    torch.save(state, other / "checkpoint.pt")
-    r = command("train", "--config", "tiny", "--data", DATA, "--out", other, "--resume", "--max-steps", 4)
-    assert r.returncode == 0, r.stderr
-    config = torch.load(other / "checkpoint.pt", weights_only=True)["model_config"]
-    assert (config["n_layers"], config["pre_norm"]) == (1, False)
-    r = command("train", "--config", "tiny", "--data", DATA, "--out", tmp_path / "bad", "--layers", 0)
-    assert "--layers must be at least 1" in one_line_error(r)
+    r = command("train", "--config", "tiny", "--data", DATA, "--out", tmp_path / "bad", "--n-layers", 0)
+    assert "--n-layers must be at least 1" in one_line_error(r)
     assert not (tmp_path / "bad" / "checkpoint.pt").exists()
 
 
+@pytest.mark.e2e
 def test_a_vocabulary_per_language_trains_translates_and_ships(tmp_path, DATA):
     "--vocab bpe-separate: two sub-word vocabularies, two embedding tables, the English one tied to the output."
     out, folder = tmp_path / "run", tmp_path / "model"
@@ -224,7 +227,7 @@ def test_a_vocabulary_per_language_trains_translates_and_ships(tmp_path, DATA):
     assert r.returncode == 0, r.stderr
     state = torch.load(out / "checkpoint.pt", weights_only=True)
     size = PRESETS["tiny"]["data"]["vocab_size"]
-    assert state["extra"]["options"]["vocab"] == "bpe-separate" and "target" in state["extra"]["pipeline"]
+    assert state["options"]["vocab"] == "bpe-separate" and "target" in state["pipeline"]
     config = state["model_config"]
     assert not config["share_embeddings"] and (config["src_vocab"], config["tgt_vocab"]) == (size, size)
     assert config["out_vocab"] is None
@@ -240,6 +243,7 @@ def test_a_vocabulary_per_language_trains_translates_and_ships(tmp_path, DATA):
     assert len(by_checkpoint.stdout.splitlines()) == len(by_folder.stdout.splitlines()) == 1
     assert "choose from" in command("train", "--config", "tiny", "--vocab", "bpe2").stderr     # argparse
 
+@pytest.mark.e2e
 def test_translate_arguments_and_stdin(run):
     ckpt = run / "checkpoint.pt"
     r = command("translate", "--checkpoint", ckpt, "--beam", 1, "Ein Mann fährt Fahrrad.", "Zwei Hunde.")
@@ -249,6 +253,7 @@ def test_translate_arguments_and_stdin(run):
     assert r2.returncode == 0 and r2.stdout == r.stdout
 
 
+@pytest.mark.e2e
 def test_translate_bad_lines_lose_nothing(word_run):
     "Each bad line: one error on stderr, an empty output line in its place, exit 1; the good lines are translated."
     long = " ".join(["Hund"] * 300)
@@ -264,16 +269,21 @@ def test_translate_bad_lines_lose_nothing(word_run):
     assert "empty" in err[0] and "maximum" in err[1] and "字" in err[2] and "Traceback" not in r.stderr
 
 
+@pytest.mark.e2e
 def test_translate_missing_and_corrupt_checkpoints(tmp_path, run):
     assert "no checkpoint" in one_line_error(command("translate", "--checkpoint", tmp_path / "no.pt", "Hallo"))
     bad = tmp_path / "bad.pt"
     bad.write_bytes((run / "checkpoint.pt").read_bytes()[:1000])       # a file cut short
     assert "corrupt" in one_line_error(command("translate", "--checkpoint", bad, "Hallo"))
     other = tmp_path / "other.pt"
-    torch.save({"model": {}}, other)
-    assert "not a translation checkpoint" in one_line_error(command("translate", "--checkpoint", other, "Hallo"))
+    torch.save({"model": {}}, other)                                   # another program's file
+    assert "no format version" in one_line_error(command("translate", "--checkpoint", other, "Hallo"))
+    toy = tmp_path / "toy.pt"                                          # a checkpoint, but not a translator's
+    Checkpoint({}, {"src_vocab": 5, "tgt_vocab": 5}).save(toy)
+    assert "not a translation checkpoint" in one_line_error(command("translate", "--checkpoint", toy, "Hallo"))
 
 
+@pytest.mark.e2e
 def test_evaluate_prints_signature_and_writes_translations(run, tmp_path, DATA):
     hyp, js = tmp_path / "hyp.en", tmp_path / "scores.json"
     r = command("evaluate", "--checkpoint", run / "checkpoint.pt", "--data", DATA, "--split", "val",
@@ -286,6 +296,7 @@ def test_evaluate_prints_signature_and_writes_translations(run, tmp_path, DATA):
     assert scores["unk"] == "banned" and "<unk>" not in hyp.read_text()
 
 
+@pytest.mark.e2e
 def test_evaluate_unknown_split(run, DATA):
     assert "unknown split" in one_line_error(command("evaluate", "--checkpoint", run / "checkpoint.pt",
                                                      "--data", DATA, "--split", "test_2030"))
@@ -332,6 +343,7 @@ def test_corpus_scores_bounds():
     assert corpus_scores(refs, refs)["brevity_penalty"] == 1.0
 
 
+@pytest.mark.e2e
 def test_sub_words_translate_any_character(run):
     "Byte-level pieces: a line with characters never seen in training is translated; only empty and too long fail."
     lines = ["Ein 字 Hund ☃ 🐕.", "", " ".join(["Hund"] * 300), "Zwei Hunde."]
@@ -345,6 +357,7 @@ def test_sub_words_translate_any_character(run):
     assert Vocab.unk_id not in ids and ids[-1] == Vocab.eos_id and len(ids) >= 6    # the emoji: 4 byte pieces
 
 
+@pytest.mark.e2e
 def test_translator_input_checks(word_run):
     t = Translator.load(word_run / "checkpoint.pt", "cpu")
     for bad, msg in [("", "empty"), ("   ", "empty"), ("Ein ☃.", "never seen"),
@@ -376,13 +389,14 @@ def test_train_under_torchrun_two_cpu_processes(tmp_path, DATA):
     assert torch.load(out / "checkpoint.pt", weights_only=True)["step"] == 6
 
 
+@pytest.mark.e2e
 def test_snapshots_are_averaged(run):
     "The tiny run keeps snapshots every 10 updates; averaged.pt holds their element-wise mean and translates."
     files = sorted((run / "snapshots").glob("step*.pt"))
     assert [f.stem for f in files] == ["step00000010", "step00000020"]
     snaps = [torch.load(f, weights_only=True)["model"] for f in files]
     avg = torch.load(run / "averaged.pt", weights_only=True)
-    assert avg["extra"]["averaged"] == [f.stem for f in files] and "optimizer" not in avg
+    assert avg["averaged"] == [f.stem for f in files] and avg["optimizer"] is None
     for name, w in avg["model"].items():
         torch.testing.assert_close(w, (snaps[0][name] + snaps[1][name]) / 2)
     last = torch.load(run / "checkpoint.pt", weights_only=True)["model"]
@@ -404,6 +418,7 @@ def test_shape_names_read_every_size_and_the_norm_placement():
     assert shape_name({**paper, "h": 4, "d_ff": 1024, "pre_norm": True}) == "d_model 512, N 6, h 4, d_ff 1024, pre-norm"
 
 
+@pytest.mark.e2e
 def test_checkpoints_name_their_schedule(run):
     "Both the last and the averaged weights say which schedule trained them (the tiny preset: Noam)."
     _, cfg = preset("tiny")
@@ -417,6 +432,7 @@ def test_checkpoints_name_their_schedule(run):
         k: info[k] for k in ("precision", "precision_reason", "planned_steps")}
 
 
+@pytest.mark.e2e
 def test_precision_option_reaches_the_run(tmp_path, DATA):
     out = tmp_path / "run"
     r = command("train", "--config", "tiny", "--data", DATA, "--out", out, "--max-steps", 2, "--precision", "bf16",
@@ -429,6 +445,7 @@ def test_precision_option_reaches_the_run(tmp_path, DATA):
     assert command("train", "--config", "tiny", "--precision", "fp16").returncode == 2     # argparse's usage error
 
 
+@pytest.mark.e2e
 def test_a_timed_cpu_run_plans_its_length_and_says_so(tmp_path, DATA):
     "The cpu preset with a short budget: it measures, prints and records a plan, and ends on it or on the clock."
     out = tmp_path / "run"
@@ -463,11 +480,12 @@ def test_the_recorded_command_is_the_one_given(monkeypatch):
     "train_main(argv) records argv, not the arguments of the process that called it (a notebook's kernel)."
     monkeypatch.setattr(sys, "argv", ["ipykernel_launcher", "-f", "kernel.json"])
     data = {"pipeline": type("P", (), {"state": lambda self: {}})()}
-    given = _run_extra(data, "tiny", "cpu", {}, ["--config", "tiny", "--out", "my runs/a"])
+    given = _run_record(data, "tiny", "cpu", {}, ["--config", "tiny", "--out", "my runs/a"])
     assert given["command"] == "transformer-train --config tiny --out 'my runs/a'"
-    assert _run_extra(data, "tiny", "cpu", {})["command"] == "transformer-train -f kernel.json"
+    assert _run_record(data, "tiny", "cpu", {})["command"] == "transformer-train -f kernel.json"
 
 
+@pytest.mark.e2e
 def test_command_line_overrides_reach_the_run(tmp_path, DATA):
     out = tmp_path / "run"
     r = command("train", "--config", "tiny", "--data", DATA, "--out", out, "--max-steps", 3, "--max-tokens", 700,
@@ -483,6 +501,7 @@ def test_command_line_overrides_reach_the_run(tmp_path, DATA):
     assert not (tmp_path / "bad" / "checkpoint.pt").exists()
 
 
+@pytest.mark.e2e
 def test_batched_translation_keeps_order_and_matches_one_by_one(run):
     "translate_ids sorts by length to batch; the outputs come back in input order, as if translated alone."
     t = Translator.load(run / "checkpoint.pt", "cpu")
@@ -493,6 +512,7 @@ def test_batched_translation_keeps_order_and_matches_one_by_one(run):
         assert together == [t.translate([s], beam_size=beam)[0] for s in sentences]
 
 
+@pytest.mark.e2e
 def test_unk_is_banned_unless_allowed(run, tmp_path, DATA):
     "A model pushed to say <unk> everywhere: by default the decoders may not, unk=True / --allow-unk lets them."
     t = Translator.load(run / "checkpoint.pt", "cpu")
@@ -532,6 +552,7 @@ def folder(run, DATA, tmp_path_factory):
     return out
 
 
+@pytest.mark.e2e
 def test_export_writes_float16_weights_once_each_with_their_checksum(folder, run):
     from safetensors import safe_open
     card = json.loads((folder / "card.json").read_text())
@@ -550,6 +571,7 @@ def test_export_writes_float16_weights_once_each_with_their_checksum(folder, run
     assert shipped.model.generator.weight is shipped.model.tgt_embed.lut.weight is shipped.model.src_embed.lut.weight
 
 
+@pytest.mark.e2e
 def test_evaluate_and_translate_read_a_model_folder(folder, tmp_path, DATA):
     card = json.loads((folder / "card.json").read_text())
     js = tmp_path / "s.json"
@@ -562,10 +584,11 @@ def test_evaluate_and_translate_read_a_model_folder(folder, tmp_path, DATA):
     assert "not allowed with" in command("translate", "--model", folder, "--checkpoint", "x.pt", "a").stderr
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("fault, expected", [
     ("missing", "model.safetensors: missing"), ("truncated", "model.safetensors: checksum mismatch"),
     ("altered", "model.safetensors: checksum mismatch"), ("shape", "needs"), ("card", "card.json: missing"),
-    ("tokenizer", "tokenizer.json: vocabularies of")])
+    ("tokenizer", "tokenizer.json: vocabularies of"), ("format", "card.json: model folder format None")])
 def test_a_damaged_model_folder_is_one_line_naming_the_file(folder, tmp_path, fault, expected):
     import shutil
     bad = tmp_path / "bad"
@@ -579,6 +602,9 @@ def test_a_damaged_model_folder_is_one_line_naming_the_file(folder, tmp_path, fa
         cfg = json.loads((bad / "config.json").read_text()); cfg["d_ff"] *= 2
         (bad / "config.json").write_text(json.dumps(cfg))
     if fault == "card": (bad / "card.json").unlink()
+    if fault == "format":                        # a folder written before its format had a version
+        card = json.loads((bad / "card.json").read_text()); del card["format"]
+        (bad / "card.json").write_text(json.dumps(card))
     if fault == "tokenizer":                     # another model's vocabulary (8,000 pieces, not 1,000)
         shutil.copy(ROOT / "models" / "de-en-cpu" / "tokenizer.json", bad / "tokenizer.json")
     r = command("translate", "--model", bad, "Zwei Hunde.")
@@ -593,6 +619,7 @@ def test_no_model_folder_is_one_line(tmp_path):
     assert "no model folder" in line and "--model" in line
 
 
+@pytest.mark.e2e
 def test_bench_translate_prints_speeds(folder, DATA, tmp_path):
     js = tmp_path / "bench.json"
     r = subprocess.run([sys.executable, "tools/bench_translate.py", "--model", str(folder), "--data", str(DATA),
@@ -608,26 +635,25 @@ def test_bench_translate_prints_speeds(folder, DATA, tmp_path):
 
 def test_snapshots_keep_more_than_they_average_and_average_any_spacing(tmp_path):
     "Snapshots keeps `keep`, averages the newest `last` that are `every` apart; the tool does the same."
-    from torch import nn
-    from transformer.machine import load_checkpoint, save_checkpoint
-    from transformer.shipped import Snapshots
-    model = nn.Linear(2, 1, bias=False)
+    from transformer.checkpoint import Snapshots
+    from transformer.model import Transformer, TransformerConfig
+    model = Transformer(TransformerConfig(10, 10, d_model=8, n_layers=1, h=2, d_ff=16))
     snaps = Snapshots(model, tmp_path / "snapshots", every=10, last=2, keep=5)
     for step in range(10, 90, 10):                            # 8 snapshots, weights = step
-        with torch.no_grad(): model.weight.fill_(step)
+        with torch.no_grad():
+            for p in model.parameters(): p.fill_(step)
         snaps({"step": step, "train_loss": 1.0})
         snaps({"step": step, "valid_loss": 1.0})               # validations keep nothing
     kept = sorted(int(f.stem[4:]) for f in (tmp_path / "snapshots").glob("step*.pt"))
     assert kept == [40, 50, 60, 70, 80]
-    save_checkpoint(tmp_path / "checkpoint.pt", {"model": model.state_dict(), "model_config": {},
-                                                 "train_config": {}, "extra": {}, "step": 80, "elapsed_s": 1})
+    Checkpoint(model.state_dict(), {}, {}, step=80, elapsed_s=1).save(tmp_path / "checkpoint.pt")
     assert snaps.write_average(tmp_path / "checkpoint.pt", tmp_path / "a.pt") == 2
-    assert load_checkpoint(tmp_path / "a.pt")["model"]["weight"].eq(75).all()       # (70 + 80) / 2
+    assert all(t.eq(75).all() for t in Checkpoint.load(tmp_path / "a.pt").model.values())   # (70 + 80) / 2
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
     import average_snapshots
     assert average_snapshots.main([str(tmp_path), "--every", "20", "--last", "3"]) == 0
-    averaged = load_checkpoint(tmp_path / "averaged-20x3.pt")
-    assert averaged["model"]["weight"].eq(60).all()                                   # 40, 60, 80
-    assert averaged["extra"]["averaged"] == ["step00000040", "step00000060", "step00000080"]
+    averaged = Checkpoint.load(tmp_path / "averaged-20x3.pt")
+    assert all(t.eq(60).all() for t in averaged.model.values())                           # 40, 60, 80
+    assert averaged.averaged == ["step00000040", "step00000060", "step00000080"]
     assert average_snapshots.main([str(tmp_path), "--every", "20", "--last", "4"]) == 1   # only 3
     assert not (tmp_path / "averaged-20x4.pt").exists()

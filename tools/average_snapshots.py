@@ -14,7 +14,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from transformer.shipped import Snapshots
+from transformer.checkpoint import Snapshots
 
 
 def main(argv=None):

@@ -24,7 +24,7 @@ import time
 import torch
 from tqdm import tqdm
 
-from transformer.generation import beam_search, greedy_decode
+from transformer.generation import beam_search, greedy_search
 from transformer.model import Transformer, TransformerConfig, count_parameters
 
 SIZES = {"small": dict(d_model=128, n_layers=2, h=4, d_ff=512),
@@ -37,7 +37,7 @@ def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], epilog=__doc__.split("\n\n", 1)[1],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--size", choices=SIZES, default="base",
-                   help="model size: small (d_model 128, N=2), mid (256, N=4), base (512, N=6, the paper's); default base")
+                   help="model size: small (d_model 128, n_layers=2), mid (256, n_layers=4), base (512, n_layers=6, the paper's); default base")
     p.add_argument("--vocab", type=int, default=8000, help="shared vocabulary size (default 8000)")
     p.add_argument("--batch", type=int, default=8, help="sentences decoded together (default 8)")
     p.add_argument("--src-len", type=int, default=20, help="source tokens per sentence (default 20)")
@@ -70,8 +70,8 @@ def main(argv=None):
     model = Transformer(cfg).to(device).eval()
     src = torch.randint(4, args.vocab, (args.batch, args.src_len), device=device)   # (batch, len_s), no padding
     n, K = args.tokens, args.beam
-    runs = {"greedy, no cache": lambda: greedy_decode(model, src, BOS, None, n, use_cache=False),
-            "greedy, cache": lambda: greedy_decode(model, src, BOS, None, n),
+    runs = {"greedy, no cache": lambda: greedy_search(model, src, BOS, None, n, use_cache=False),
+            "greedy, cache": lambda: greedy_search(model, src, BOS, None, n),
             f"beam {K}, cache": lambda: beam_search(model, src, BOS, None, n, beam_size=K)}
 
     def timed(fn):
@@ -81,7 +81,7 @@ def main(argv=None):
         if device.type == "cuda": torch.cuda.synchronize()
         return time.perf_counter() - start
 
-    print(f"model: {args.size} (d_model={cfg.d_model}, N={cfg.n_layers}, h={cfg.h}, d_ff={cfg.d_ff}), "
+    print(f"model: {args.size} (d_model={cfg.d_model}, n_layers={cfg.n_layers}, h={cfg.h}, d_ff={cfg.d_ff}), "
           f"vocab {args.vocab}, {count_parameters(model)['total'] / 1e6:.1f}M parameters, random weights")
     print(f"work: batch {args.batch}, {args.src_len} source tokens, {n} generated tokens per sentence; "
           f"device {device}, {torch.get_num_threads()} CPU thread(s), torch {torch.__version__}")

@@ -32,7 +32,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from figures import SITE_ENV  # noqa: E402
+from transformer_course.figures import SITE_ENV  # noqa: E402
 
 DEFAULT_SECONDS = 10
 

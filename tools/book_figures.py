@@ -1,6 +1,6 @@
 """Sphinx extension for the book: the interactive figures' JavaScript comes from the site itself.
 
-The chapters' figures (figures/__init__.py) are Plotly figures. Built into the book, they do
+The chapters' figures (transformer_course/figures/__init__.py) are Plotly figures. Built into the book, they do
 not carry plotly.js: this extension
 - sets TRANSFORMER_FIGURES_SITE=1 before any chapter runs, so that the kernels myst-nb starts
   (they inherit the environment) leave plotly.js out of every figure;
@@ -13,7 +13,7 @@ import os
 import shutil
 from pathlib import Path
 
-from figures import SITE_ENV
+from transformer_course.figures import SITE_ENV
 
 SCRIPT = "plotly.min.js"
 

@@ -1,4 +1,5 @@
-"""The capstone's reference against a correct set of pieces, seed by seed: the basis of grader.capstone.TOLERANCE.
+"""The capstone's reference against a correct set of pieces, seed by seed: the basis of
+transformer_course.grader.capstone.TOLERANCE.
 
     python tools/capstone_seeds.py [--seeds 0 1 2 3 4] [--pieces solutions] [--json results/toy/seeds.json]
 
@@ -17,7 +18,7 @@ import time
 
 import torch
 
-from grader import capstone, notebook
+from transformer_course.grader import capstone, notebook
 from transformer.machine import cpu_capability
 from transformer.training import TOY_MODEL, TOY_TRAIN
 

@@ -105,7 +105,7 @@ def check_no_extra_pages(html_dir: Path, docs: list[str]) -> list[str]:
         if p.is_file() and p.suffix == ".html" and top not in {"_static", "_sources", "_images"} \
                 and rel not in allowed:
             problems.append(f"{rel}: page not in _toc.yml")
-        if re.search(r"(^|/)(exercises|solutions|tests|grader|\.scratch|\.venv)(/|$)", rel):
+        if re.search(r"(^|/)(exercises|solutions|tests|transformer_course|grader|\.scratch|\.venv)(/|$)", rel):
             problems.append(f"{rel}: must not be on the site")
     return problems
 

@@ -2,7 +2,7 @@
 
     python tools/figure_check.py [_build/html]
 
-Every page with a figure (`<div class="tf-figure">`, see figures/__init__.py) is opened from a
+Every page with a figure (`<div class="tf-figure">`, see transformer_course/figures/__init__.py) is opened from a
 local HTTP server in Chromium, driven by Selenium through chromedriver (check_site.chromium,
 the browser of the page check too). For each figure, each control is used the way a reader
 uses it: a click on a Plotly button, a click on a Plotly slider's rail, arrow keys on an HTML
@@ -88,7 +88,7 @@ _CONTROLS = """(() => {
               at: [x, rail.top + rail.height / 2]});
   });
   if (fig.dataset.clickable) {
-    // points that stand for buttons (figures.interactive(..., clickable=True)): click one
+    // points that stand for buttons (transformer_course.figures.interactive(..., clickable=True)): click one
     // point per button, each a different one from the button active before it
     let last = gd._fullLayout.updatemenus[0].active;
     const data = gd.data[0].customdata;
@@ -101,7 +101,7 @@ _CONTROLS = """(() => {
       last = data[j];
     });
     if (gd._fullData[0].type === 'heatmap') {
-      // areas that stand for buttons (figures.block_diagram): click each cell near its
+      // areas that stand for buttons (transformer_course.figures.block_diagram): click each cell near its
       // lower left corner, not at its centre, so that the whole area has to answer
       const edges = gd.calcdata[0][0], xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis;
       const box = gd.getBoundingClientRect();

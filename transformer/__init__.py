@@ -6,14 +6,15 @@ from transformer.attention import scaled_dot_product_attention, attention_weight
 from transformer.attention import causal_mask, padding_mask
 from transformer.multi_head import MultiHeadAttention
 from transformer.embeddings import Embeddings, PositionalEncoding, sinusoidal_encoding
-from transformer.encoder import FeedForward, SublayerConnection, EncoderLayer, Encoder
+from transformer.encoder import FeedForward, SublayerConnection, LayerOptions
+from transformer.encoder import EncoderLayer, Encoder
 from transformer.decoder import DecoderLayer, Decoder
 from transformer.model import Transformer, TransformerConfig, count_parameters
 
 _all_ = ["scaled_dot_product_attention", "attention_weights", "causal_mask",
          "padding_mask", "MultiHeadAttention",
          "Embeddings", "PositionalEncoding", "sinusoidal_encoding",
-         "FeedForward", "SublayerConnection", "EncoderLayer", "Encoder",
+         "FeedForward", "SublayerConnection", "LayerOptions", "EncoderLayer", "Encoder",
          "DecoderLayer", "Decoder",
          "Transformer", "TransformerConfig", "count_parameters"]
 ```"""
@@ -22,8 +23,8 @@ _all_ = ["scaled_dot_product_attention", "attention_weights", "causal_mask",
 
 # %% auto #0
 __all__ = ['scaled_dot_product_attention', 'attention_weights', 'causal_mask', 'padding_mask', 'MultiHeadAttention', 'Embeddings',
-           'PositionalEncoding', 'sinusoidal_encoding', 'FeedForward', 'SublayerConnection', 'EncoderLayer', 'Encoder',
-           'DecoderLayer', 'Decoder', 'Transformer', 'TransformerConfig', 'count_parameters']
+           'PositionalEncoding', 'sinusoidal_encoding', 'FeedForward', 'SublayerConnection', 'LayerOptions',
+           'EncoderLayer', 'Encoder', 'DecoderLayer', 'Decoder', 'Transformer', 'TransformerConfig', 'count_parameters']
 
 # %% ../chapters/index.ipynb #fc91bfc7
 __version__ = "0.1.0"
@@ -31,13 +32,14 @@ from .attention import scaled_dot_product_attention, attention_weights
 from .attention import causal_mask, padding_mask
 from .multi_head import MultiHeadAttention
 from .embeddings import Embeddings, PositionalEncoding, sinusoidal_encoding
-from .encoder import FeedForward, SublayerConnection, EncoderLayer, Encoder
+from .encoder import FeedForward, SublayerConnection, LayerOptions
+from .encoder import EncoderLayer, Encoder
 from .decoder import DecoderLayer, Decoder
 from .model import Transformer, TransformerConfig, count_parameters
 
 _all_ = ["scaled_dot_product_attention", "attention_weights", "causal_mask",
          "padding_mask", "MultiHeadAttention",
          "Embeddings", "PositionalEncoding", "sinusoidal_encoding",
-         "FeedForward", "SublayerConnection", "EncoderLayer", "Encoder",
+         "FeedForward", "SublayerConnection", "LayerOptions", "EncoderLayer", "Encoder",
          "DecoderLayer", "Decoder",
          "Transformer", "TransformerConfig", "count_parameters"]

@@ -4,13 +4,15 @@
 
 # %% auto #0
 __all__ = ['SPLITS', 'LANGS', 'MULTI30K_URL', 'JOIN', 'SPECIALS', 'DataError', 'split_files', 'default_cache_dir', 'fetch_url',
-           'multi30k_dir', 'read_lines', 'load_split', 'Tokenizer', 'Vocab', 'unk_rate', 'pair_ids', 'WordPipeline']
+           'multi30k_dir', 'read_lines', 'load_split', 'Tokenizer', 'Vocab', 'unk_rate', 'with_eos', 'pair_ids',
+           'Pipeline', 'WordPipeline']
 
 # %% ../chapters/09_multi30k.ipynb #97a6f9ab
 import gzip, os, urllib.request
 from collections import Counter
 from pathlib import Path
-import spacy
+from typing import Protocol, runtime_checkable
+from .training import PAD, UNK, BOS, EOS
 
 # %% ../chapters/09_multi30k.ipynb #9e40c034
 SPLITS = ("train", "val", "test_2016_flickr", "test_2017_flickr", "test_2017_mscoco",
@@ -97,6 +99,7 @@ class Tokenizer:
     the prefix '##'."""
     def __init__(self, lang):
         self.lang = lang
+        import spacy          # here, not at the top: loading it takes a second
         self.nlp = spacy.blank(lang)
 
     @staticmethod
@@ -128,7 +131,7 @@ SPECIALS = ("<pad>", "<unk>", "<bos>", "<eos>")
 # %% ../chapters/09_multi30k.ipynb #9e66f665
 class Vocab:
     "Token string <-> integer id; ids 0-3 are <pad>, <unk>, <bos>, <eos>."
-    pad_id, unk_id, bos_id, eos_id = range(4)
+    pad_id, unk_id, bos_id, eos_id = PAD, UNK, BOS, EOS      # chapter 7's
 
     def __init__(self, itos):
         if tuple(itos[:len(SPECIALS)]) != SPECIALS:
@@ -175,13 +178,44 @@ def unk_rate(vocab, token_lists):
     return sum(t not in vocab for toks in token_lists for t in toks) / max(n, 1)
 
 # %% ../chapters/09_multi30k.ipynb #3ca50d1c
-def pair_ids(pairs, src_tok, tgt_tok, src_vocab, tgt_vocab):
+def with_eos(ids, limit=None):
+    """Source ids as the model reads them: ending in `<eos>` (the one place of this
+    rule), cut to `limit` ids in all if given."""
+    return list(ids if limit is None else ids[:limit - 1]) + [Vocab.eos_id]
+
+def pair_ids(pairs, src_tok, tgt_tok, src_words, tgt_words):
     """(german, english) pairs -> list of (source ids + <eos>, target ids);
     `make_batch` adds <bos>/<eos> to the target."""
     src = src_tok.tokenize_many([p[0] for p in pairs])
     tgt = tgt_tok.tokenize_many([p[1] for p in pairs])
-    return [(src_vocab.ids(s, eos=True), tgt_vocab.ids(t))
+    return [(with_eos(src_words.ids(s)), tgt_words.ids(t))
             for s, t in zip(src, tgt)]
+
+# %% ../chapters/09_multi30k.ipynb #9b9f4a0a
+@runtime_checkable
+class Pipeline(Protocol):
+    """What a pipeline offers the rest of the package (chapters 10 to 12): sentences
+    <-> ids for one model. `WordPipeline` below and `SubwordPipeline` (9.1) have it."""
+    shared: bool           # one table for both languages: the model ties all three
+    outputs: int | None    # the model scores only target ids below this; None: all
+
+    @property
+    def sizes(self) -> tuple[int, int]:
+        "(source vocabulary size, target vocabulary size): the model's two tables."
+    def source_ids(self, sentences: list[str]) -> list[list[int]]:
+        "German sentences -> lists of ids, without <bos> and <eos>."
+    def target_ids(self, sentences: list[str]) -> list[list[int]]:
+        "English sentences -> lists of ids, without <bos> and <eos>."
+    def source_pieces(self, ids: list[int]) -> list[str]:
+        "Source ids -> the readable pieces they stand for (up to <eos>)."
+    def target_pieces(self, ids: list[int]) -> list[str]:
+        "Target ids -> the readable pieces they stand for (up to <eos>)."
+    def sentence(self, ids: list[int]) -> str:
+        "Target ids -> the English sentence (up to <eos>)."
+    def unseen(self, sentence: str) -> list[str]:
+        "Characters of a German sentence that the pipeline cannot represent."
+    def state(self) -> dict:
+        "What a checkpoint saves; `pipeline_from_state` (9.1) rebuilds the pipeline."
 
 # %% ../chapters/09_multi30k.ipynb #9b9f4a0b
 class WordPipeline:
@@ -189,8 +223,8 @@ class WordPipeline:
     seen fewer than `min_freq` times in training is <unk>)."""
     kind, shared, outputs = "word", False, None   # outputs: chapter 9.1
 
-    def __init__(self, src_vocab, tgt_vocab, src_chars):
-        self.src_vocab, self.tgt_vocab = src_vocab, tgt_vocab
+    def __init__(self, src_words, tgt_words, src_chars):
+        self.src_words, self.tgt_words = src_words, tgt_words
         self.src_chars = set(src_chars)  # every German character seen in training
         self.src_tok, self.tgt_tok = Tokenizer("de"), Tokenizer("en")
 
@@ -203,20 +237,20 @@ class WordPipeline:
         return cls(*vocab, "".join(sorted(set("".join(de)))))
 
     @property
-    def sizes(self): return len(self.src_vocab), len(self.tgt_vocab)
+    def sizes(self): return len(self.src_words), len(self.tgt_words)
     def unseen(self, sentence):
         "Characters of a German sentence that training never saw (they become <unk>)."
         return sorted(set(sentence) - self.src_chars - set(" \t"))
     def source_ids(self, sentences):
-        return [self.src_vocab.ids(t) for t in self.src_tok.tokenize_many(sentences)]
+        return [self.src_words.ids(t) for t in self.src_tok.tokenize_many(sentences)]
     def target_ids(self, sentences):
-        return [self.tgt_vocab.ids(t) for t in self.tgt_tok.tokenize_many(sentences)]
-    def source_pieces(self, ids): return self.src_vocab.tokens(ids)
-    def target_pieces(self, ids): return self.tgt_vocab.tokens(ids)
+        return [self.tgt_words.ids(t) for t in self.tgt_tok.tokenize_many(sentences)]
+    def source_pieces(self, ids): return self.src_words.tokens(ids)
+    def target_pieces(self, ids): return self.tgt_words.tokens(ids)
     def sentence(self, ids):
         "Target ids -> English sentence (up to <eos>)."
-        return Tokenizer.detokenize(self.tgt_vocab.tokens(ids))
+        return Tokenizer.detokenize(self.tgt_words.tokens(ids))
     def state(self):
-        vocab = {"de": self.src_vocab.itos, "en": self.tgt_vocab.itos}
+        vocab = {"de": self.src_words.itos, "en": self.tgt_words.itos}
         chars = "".join(sorted(self.src_chars))
         return {"kind": self.kind, "vocab": vocab, "src_chars": chars}

@@ -8,21 +8,23 @@ __all__ = ['DecoderLayer', 'Decoder']
 # %% ../chapters/05_decoder.ipynb #51bd326b
 from torch import nn
 from .multi_head import MultiHeadAttention
-from .encoder import FeedForward, SublayerConnection
+from .encoder import FeedForward, LayerOptions, SublayerConnection
 
 # %% ../chapters/05_decoder.ipynb #531d5c84
 class DecoderLayer(nn.Module):
     """Masked self-attention, cross-attention over the encoder output, feed-forward;
     each in a SublayerConnection."""
-    def __init__(self, d_model, h, d_ff, dropout=0.1, attn_dropout=0.0, pre_norm=False,
-                 fast=False, ffn_dropout=None):
+    def __init__(self, opts: LayerOptions):
         super().__init__()
-        self.self_attn = MultiHeadAttention(d_model, h, attn_dropout, fast=fast)
-        self.cross_attn = MultiHeadAttention(d_model, h, attn_dropout, fast=fast)
-        self.ffn = FeedForward(d_model, d_ff,
-                               dropout if ffn_dropout is None else ffn_dropout)
-        self.sublayers = nn.ModuleList(SublayerConnection(d_model, dropout, pre_norm)
-                                       for _ in range(3))
+        self.self_attn = MultiHeadAttention(opts.d_model, opts.h, opts.attn_dropout,
+                                            fast=opts.fast_attention)
+        self.cross_attn = MultiHeadAttention(opts.d_model, opts.h, opts.attn_dropout,
+                                             fast=opts.fast_attention)
+        ffn_dropout = opts.dropout if opts.ffn_dropout is None else opts.ffn_dropout
+        self.ffn = FeedForward(opts.d_model, opts.d_ff, ffn_dropout)
+        self.sublayers = nn.ModuleList(
+            SublayerConnection(opts.d_model, opts.dropout, opts.pre_norm)
+            for _ in range(3))
     def forward(self, x, memory, src_mask=None, tgt_mask=None, cache=None):
         """x (batch, len_t, d_model), memory (batch, len_s, d_model);
         cache: (self, cross) callables (chapter 8)."""
@@ -39,16 +41,12 @@ class DecoderLayer(nn.Module):
 
 # %% ../chapters/05_decoder.ipynb #fb1ac00d
 class Decoder(nn.Module):
-    """A stack of N decoder layers (with a final LayerNorm when pre_norm):
-    (batch, len_t, d_model) -> same shape."""
-    def __init__(self, N, d_model, h, d_ff, dropout=0.1, attn_dropout=0.0,
-                 pre_norm=False, fast=False, ffn_dropout=None):
+    """A stack of n_layers (the paper's N) decoder layers, with a final LayerNorm when
+    pre_norm: (batch, len_t, d_model) -> same shape."""
+    def __init__(self, opts: LayerOptions, n_layers: int):
         super().__init__()
-        self.layers = nn.ModuleList(DecoderLayer(d_model, h, d_ff, dropout,
-                                                 attn_dropout, pre_norm, fast,
-                                                 ffn_dropout)
-                                    for _ in range(N))
-        self.norm = nn.LayerNorm(d_model) if pre_norm else nn.Identity()
+        self.layers = nn.ModuleList(DecoderLayer(opts) for _ in range(n_layers))
+        self.norm = nn.LayerNorm(opts.d_model) if opts.pre_norm else nn.Identity()
     def forward(self, x, memory, src_mask=None, tgt_mask=None, cache=None):
         """x (batch, len_t, d_model), memory (batch, len_s, d_model);
         cache: one (self, cross) pair per layer."""

@@ -13,11 +13,12 @@ from pathlib import Path
 import torch
 from torch import nn
 from tqdm import tqdm
-from .training import (LabelSmoothingLoss, TokenBatchSampler, evaluate,
-                                  learning_rate, make_batch, make_optimizer)
-from .machine import (RunState, cheap_dropout, choose_precision, load_run,
-                                 matmul_gflops, pick_device, plan_updates, ranks,
-                                 save_run, sum_over_ranks, time_is_up)
+from .training import (LabelSmoothingLoss, learning_rate, make_batch,
+                                  make_optimizer, validation_loss)
+from .machine import (RunState, ShardedSampler, cheap_dropout,
+                                 choose_precision, load_run, matmul_gflops, pick_device,
+                                 plan_updates, ranks, save_run, sum_over_ranks,
+                                 time_is_up)
 
 # %% ../chapters/12_loop.ipynb #b18eae33
 @dataclass
@@ -153,9 +154,9 @@ def _set_up(model, examples, cfg, pad_id, resume):
     torch.manual_seed(cfg.seed + rank)          # dropout differs across ranks, not runs
     model.to(device).train()
     if device.type == "cpu": cheap_dropout(model)   # chapter 11: same rate, fewer draws
-    sampler = TokenBatchSampler([len(s) for s, _ in examples],
-                                [len(t) + 1 for _, t in examples], cfg.max_tokens,
-                                seed=cfg.seed, rank=rank, world_size=world)
+    sampler = ShardedSampler([len(s) for s, _ in examples],
+                              [len(t) + 1 for _, t in examples], cfg.max_tokens,
+                              seed=cfg.seed, rank=rank, world_size=world)
     optimizer = make_optimizer(model)
     criterion = LabelSmoothingLoss(cfg.label_smoothing, pad_id, fused=True)
     state = (load_run(Path(cfg.out_dir) / "checkpoint.pt", model, optimizer, sampler,
@@ -185,8 +186,10 @@ def _validate(model, valid_examples, ids, cfg, bf16, log, state):
     "Validate on rank 0 (the others wait at their next all-reduce) and log the result."
     if ranks()[0] == 0 and valid_examples:
         device = next(model.parameters()).device
-        log({"step": state.step, **evaluate(model, valid_examples, *ids, cfg.max_tokens,
-                                            cfg.label_smoothing, device, bf16)})
+        with torch.autocast(device.type, torch.bfloat16, enabled=bf16):
+            scores = validation_loss(model, valid_examples, *ids, cfg.max_tokens,
+                                     cfg.label_smoothing, device)
+        log({"step": state.step, **scores})
 
 def _finish(bar, state, validate, save):
     """Close the bar, validate unless the last update just did, save; the records."""
@@ -254,12 +257,12 @@ def _plan(cfg, sampler, state, clock, log):
     log({"step": state.step, "plan": state.plan})
     return last_step(cfg, sampler, state.plan)
 
-def _save(cfg, model, optimizer, sampler, state, clock, extra_state):
+def _save(cfg, model, optimizer, sampler, state, clock, record):
     "Save the run in out_dir/checkpoint.pt, if the run has a folder."
     if cfg.out_dir:
         elapsed_s = state.elapsed_s + time.time() - clock.start
         save_run(Path(cfg.out_dir) / "checkpoint.pt", model, optimizer, sampler, cfg,
-                 state, elapsed_s, extra_state)
+                 state, elapsed_s, record)
 
 # %% ../chapters/12_loop.ipynb #56ce84aa
 def _precision_and_net(model, examples, ids, cfg, state, loss_fn, sampler, device, log):
@@ -279,8 +282,8 @@ def _precision_and_net(model, examples, ids, cfg, state, loss_fn, sampler, devic
 
 # %% ../chapters/12_loop.ipynb #2f9d33c8
 def train(model, train_examples, valid_examples, cfg, pad_id, bos_id, eos_id,
-          resume=False, extra_state=None, callback=None):
-    "Train on (src_ids, tgt_ids) pairs; returns the records. Files only in cfg.out_dir."
+          resume=False, record=None, callback=None):
+    "Train on (src_ids, tgt_ids) pairs; returns the records (files: cfg.out_dir)."
     ids = pad_id, bos_id, eos_id
     device, sampler, adam, loss_fn, state = _set_up(model, train_examples, cfg,
                                                     pad_id, resume)
@@ -291,7 +294,7 @@ def train(model, train_examples, valid_examples, cfg, pad_id, bos_id, eos_id,
     clock = _Clock(cfg, state.step, device)
     bar = _progress_bar(cfg, state.step, last_step(cfg, sampler, state.plan))
     validate = partial(_validate, model, valid_examples, ids, cfg, bf16, log, state)
-    save = partial(_save, cfg, model, adam, sampler, state, clock, extra_state)
+    save = partial(_save, cfg, model, adam, sampler, state, clock, record)
     while state.step < last_step(cfg, sampler, state.plan) and not clock.time_is_up():
         group = list(itertools.islice(batches, cfg.accum_steps))  # one update's
         if len(group) < cfg.accum_steps: break                     # the data ran out

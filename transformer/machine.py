@@ -4,9 +4,8 @@
 
 # %% auto #0
 __all__ = ['cpu_capability', 'describe_machine', 'matmul_gflops', 'choose_precision', 'CheapDropout', 'cheap_dropout',
-           'plan_updates', 'CheckpointError', 'save_checkpoint', 'load_checkpoint', 'RunState', 'save_run', 'load_run',
-           'ranks', 'pick_device', 'join_process_group', 'sum_over_ranks', 'time_is_up', 'rank_states',
-           'set_rank_state']
+           'plan_updates', 'RunState', 'save_run', 'load_run', 'ranks', 'pick_device', 'join_process_group',
+           'ShardedSampler', 'sum_over_ranks', 'time_is_up', 'rank_states', 'set_rank_state']
 
 # %% ../chapters/11_machines.ipynb #39addccf
 import math, os, platform, random, time
@@ -15,6 +14,8 @@ from pathlib import Path
 import torch
 import torch.distributed as dist
 from torch import nn
+from .training import TokenBatchSampler
+from .checkpoint import Checkpoint, CheckpointError
 
 # %% ../chapters/11_machines.ipynb #a7c1e002
 def cpu_capability():
@@ -119,42 +120,6 @@ def plan_updates(budget_s, spent_s, done, seconds_per_update, most=None, reserve
     fit = done + int(max(0.0, budget_s * (1 - reserve) - spent_s) / seconds_per_update)
     return max(done, fit if most is None else min(fit, most))
 
-# %% ../chapters/11_machines.ipynb #1380f705
-class CheckpointError(RuntimeError):
-    "A checkpoint is missing, unreadable, or does not fit the run that loads it."
-
-def save_checkpoint(path, state):
-    """Write `state` to `path` atomically: a crash leaves either the old file or the new
-    one, never half of one."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        with open(tmp, "wb") as f:
-            torch.save(state, f)
-            f.flush()
-            os.fsync(f.fileno())  # the bytes are on disk before the rename
-        os.replace(tmp, path)                      # atomic on POSIX and Windows
-    finally:
-        tmp.unlink(missing_ok=True)                # left over only if something failed
-
-# %% ../chapters/11_machines.ipynb #955010be
-def load_checkpoint(path, map_location="cpu"):
-    """Read a checkpoint with `torch.load(weights_only=True)`; a missing or unreadable
-    file raises `CheckpointError`."""
-    path = Path(path)
-    if not path.is_file():
-        raise CheckpointError(f"no checkpoint at {path}")
-    try:
-        state = torch.load(path, map_location=map_location, weights_only=True)
-    except Exception as e:
-        raise CheckpointError(f"checkpoint {path} is corrupt or unreadable "
-                              f"({type(e).__name__}: {e})") from e
-    if not isinstance(state, dict):
-        raise CheckpointError(f"checkpoint {path} holds a {type(state).__name__}, "
-                              "not a dict")
-    return state
-
 # %% ../chapters/11_machines.ipynb #ccb41240
 @dataclass
 class RunState:
@@ -168,34 +133,34 @@ class RunState:
     tokens: int = 0                 # ... record, and those target tokens
 
 # %% ../chapters/11_machines.ipynb #cdb9f530
-def save_run(path, model, optimizer, sampler, cfg, state, elapsed_s, extra=None):
-    "Save the run in `path`: every process must call it; rank 0 writes."
-    ckpt = {"model": model.state_dict(), "optimizer": optimizer.state_dict(),
-            "sampler": sampler.state_dict(),
-            "ranks": rank_states([float(state.loss_sum), state.tokens]),
-            "train_config": asdict(cfg), "model_config": asdict(model.cfg),
-            "step": state.step, "history": state.history, "elapsed_s": elapsed_s,
-            "precision": state.precision, "plan": state.plan, "extra": extra or {}}
-    if ranks()[0] == 0: save_checkpoint(path, ckpt)
+def save_run(path, model, optimizer, sampler, cfg, state, elapsed_s, record=None):
+    """Save the run in `path`: every process must call it; rank 0 writes. `record`: the
+    `Checkpoint` fields a command adds (pipeline, command, ...)."""
+    ckpt = Checkpoint(
+        model.state_dict(), asdict(model.cfg), asdict(cfg), state.step, elapsed_s,
+        state.precision, state.plan, optimizer.state_dict(), sampler.state_dict(),
+        rank_states([float(state.loss_sum), state.tokens]), state.history,
+        **(record or {}))
+    if ranks()[0] == 0: ckpt.save(path)
     if ranks()[1] > 1: dist.barrier()     # no process goes on before the file is whole
 
 def load_run(path, model, optimizer, sampler, seed):
     "Load the run saved in `path` into the objects; returns its `RunState`."
-    ckpt, (rank, world) = load_checkpoint(path), ranks()
+    ckpt, (rank, world) = Checkpoint.load(path, resumable=True), ranks()
     try:
-        model.load_state_dict(ckpt["model"])
-        optimizer.load_state_dict(ckpt["optimizer"])
-        sampler.load_state_dict(ckpt["sampler"])
-        if len(ckpt["ranks"]) == world:
-            loss_sum, tokens = set_rank_state(ckpt["ranks"][rank])
+        model.load_state_dict(ckpt.model)
+        optimizer.load_state_dict(ckpt.optimizer)
+        sampler.load_state_dict(ckpt.sampler)
+        if len(ckpt.ranks) == world:
+            loss_sum, tokens = set_rank_state(ckpt.ranks[rank])
         else:  # another number of processes: fresh, distinct random streams
-            torch.manual_seed(seed + 1000 * ckpt["step"] + rank)
+            torch.manual_seed(seed + 1000 * ckpt.step + rank)
             loss_sum, tokens = 0.0, 0
-        return RunState(ckpt["step"], ckpt["history"], ckpt["elapsed_s"],
-                        ckpt.get("precision"), ckpt.get("plan"), loss_sum, tokens)
     except (KeyError, RuntimeError, ValueError, TypeError) as e:
         raise CheckpointError(f"checkpoint {path} does not fit this model and run "
                               f"({type(e).__name__}: {e})") from e
+    return RunState(ckpt.step, ckpt.history, ckpt.elapsed_s, ckpt.precision, ckpt.plan,
+                    loss_sum, tokens)
 
 # %% ../chapters/11_machines.ipynb #591d30d1
 def ranks():
@@ -222,6 +187,34 @@ def join_process_group(device):
         return False
     dist.init_process_group("nccl" if torch.device(device).type == "cuda" else "gloo")
     return True
+
+# %% ../chapters/11_machines.ipynb #shs00001
+class ShardedSampler(TokenBatchSampler):
+    """Chapter 7's sampler for one of `world_size` processes: rank r takes every
+    world_size-th batch of the epoch from r on, the last round filled with repeats so
+    that every rank makes as many steps."""
+    def __init__(self, src_lengths, tgt_lengths, max_tokens, shuffle=True, seed=0,
+                 rank=0, world_size=1):
+        super().__init__(src_lengths, tgt_lengths, max_tokens, shuffle, seed)
+        self.rank, self.world_size = rank, world_size   # position: this rank's batches
+
+    def all_batches(self):
+        "Every batch of the current epoch (all ranks), in the order handed out."
+        batches = super().batches()
+        fill = range(-len(batches) % self.world_size)
+        return batches + [batches[j % len(batches)] for j in fill]
+
+    def batches(self):
+        "This rank's batches of the current epoch."
+        return self.all_batches()[self.rank::self.world_size]
+
+    def state_dict(self): return {**super().state_dict(), "world_size": self.world_size}
+
+    def load_state_dict(self, state):
+        "Continue, also from a state saved with another number of ranks."
+        super().load_state_dict(state)
+        # the batches handed out over all ranks stay the same
+        self.position = state["position"] * state["world_size"] // self.world_size
 
 # %% ../chapters/11_machines.ipynb #83878537
 def sum_over_ranks(values, device):

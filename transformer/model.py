@@ -12,7 +12,7 @@ from torch import nn
 import torch.nn.functional as F
 from .attention import causal_mask, padding_mask
 from .embeddings import Embeddings, PositionalEncoding
-from .encoder import Encoder
+from .encoder import Encoder, LayerOptions
 from .decoder import Decoder
 
 # %% ../chapters/06_model.ipynb #5fb43a1d
@@ -22,7 +22,7 @@ class TransformerConfig:
     src_vocab: int
     tgt_vocab: int
     d_model: int = 512
-    n_layers: int = 6          # N: layers in the encoder and in the decoder
+    n_layers: int = 6          # the paper's N: layers in the encoder and in the decoder
     h: int = 8                 # attention heads; d_k = d_v = d_model / h
     d_ff: int = 2048           # inner size of the position-wise feed-forward network
     dropout: float = 0.1       # on embeddings and on every sublayer output
@@ -48,6 +48,13 @@ class TransformerConfig:
         return cls(src_vocab, tgt_vocab, **{**big_sizes, **kw})
     @property
     def d_k(self): return self.d_model // self.h
+    @property
+    def layer_options(self):
+        "The options every encoder and decoder layer is built from (chapter 4)."
+        return LayerOptions(d_model=self.d_model, h=self.h, d_ff=self.d_ff,
+                            dropout=self.dropout, attn_dropout=self.attn_dropout,
+                            ffn_dropout=self.ffn_dropout, pre_norm=self.pre_norm,
+                            fast_attention=self.fast_attention)
 
 # %% ../chapters/06_model.ipynb #758ab301
 class Transformer(nn.Module):
@@ -60,15 +67,12 @@ class Transformer(nn.Module):
         if cfg.out_vocab is not None and not 0 < cfg.out_vocab <= cfg.tgt_vocab:
             raise ValueError(f"out_vocab must be in 1..{cfg.tgt_vocab}")
         self.cfg = cfg
-        layer_args = (cfg.n_layers, cfg.d_model, cfg.h, cfg.d_ff, cfg.dropout,
-                      cfg.attn_dropout, cfg.pre_norm, cfg.fast_attention,
-                      cfg.ffn_dropout)
         self.src_embed = Embeddings(cfg.src_vocab, cfg.d_model)
         self.tgt_embed = (self.src_embed if cfg.share_embeddings
                           else Embeddings(cfg.tgt_vocab, cfg.d_model))
         self.pos = PositionalEncoding(cfg.d_model, cfg.dropout, cfg.max_len)
-        self.encoder = Encoder(*layer_args)
-        self.decoder = Decoder(*layer_args)
+        self.encoder = Encoder(cfg.layer_options, cfg.n_layers)
+        self.decoder = Decoder(cfg.layer_options, cfg.n_layers)
         # W: (tgt_vocab, d_model)
         self.generator = nn.Linear(cfg.d_model, cfg.tgt_vocab, bias=False)
         self._init_weights()

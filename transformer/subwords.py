@@ -10,6 +10,7 @@ __all__ = ['BYTE_ALPHABET', 'byte_words', 'readable', 'merge_pair', 'learn_bpe',
 import heapq, json
 from collections import defaultdict
 from tokenizers import Tokenizer as _Library, decoders, models, pre_tokenizers, trainers
+from .training import PAD, UNK, BOS, EOS
 from .data import LANGS, SPECIALS, Vocab, WordPipeline
 
 # GPT-2's byte-level split: a word keeps the space before it, and each byte of its UTF-8
@@ -93,7 +94,7 @@ def apply_bpe(word, merges):
 class Subwords:
     """One byte-level BPE vocabulary for German and English, learnt and applied by
     Hugging Face `tokenizers`; ids 0-3 are `SPECIALS`, as in `Vocab`."""
-    pad_id, unk_id, bos_id, eos_id = range(4)
+    pad_id, unk_id, bos_id, eos_id = PAD, UNK, BOS, EOS      # chapter 7's
 
     def __init__(self, library):
         self.library = library        # a tokenizers.Tokenizer
@@ -167,17 +168,19 @@ class SubwordPipeline:
         self.shared = target is None       # one table: the model ties all three (ch. 6)
 
     @classmethod
-    def learn(cls, pairs, vocab_size=8000, outputs="all", shared=True):
-        """Merges learnt on both sides of (german, english) training pairs; `outputs`
-        "target" numbers the English pieces first. `shared=False`: a vocabulary of
-        `vocab_size` per language, each learnt on its own side (all outputs English)."""
-        if outputs not in ("all", "target"):
-            raise ValueError(f"outputs must be all or target, not {outputs!r}")
+    def learn(cls, pairs, vocab_size=8000, output_layer="all", shared=True):
+        """Merges learnt on both sides of (german, english) training pairs;
+        `output_layer` "target" numbers the English pieces first. `shared=False`: a
+        vocabulary of `vocab_size` per language, each learnt on its own side (all
+        outputs English)."""
+        if output_layer not in ("all", "target"):
+            raise ValueError(f"output_layer must be all or target, not "
+                             f"{output_layer!r}")
         if not shared:
             return cls(Subwords.learn([de for de, _ in pairs], vocab_size),
                        target=Subwords.learn([en for _, en in pairs], vocab_size))
         subwords = Subwords.learn([s for p in pairs for s in p], vocab_size)
-        if outputs == "all": return cls(subwords)
+        if output_layer == "all": return cls(subwords)
         return cls(*targets_first(subwords, [en for _, en in pairs]))
 
     @property

@@ -1,10 +1,10 @@
 # Question 5 (2 points): positions that change when a padded input changes
 # RIGHT: measured with the package's layer, as the question describes, counted with Python.
 from transformer.attention import padding_mask
-from transformer.encoder import EncoderLayer as PackageEncoderLayer
+from transformer.encoder import EncoderLayer as PackageEncoderLayer, LayerOptions
 
 torch.manual_seed(0)
-layer = PackageEncoderLayer(16, 4, 64, dropout=0.0).eval()
+layer = PackageEncoderLayer(LayerOptions(16, 4, 64, dropout=0.0)).eval()
 x = torch.randn(1, 10, 16)
 x_changed = x.clone()
 x_changed[0, 8] = torch.randn(16)

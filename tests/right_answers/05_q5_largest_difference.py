@@ -2,9 +2,10 @@
 # RIGHT: the loop run position by position, the count taken from the largest difference per position, a NumPy sum.
 from transformer.attention import causal_mask
 from transformer.decoder import Decoder
+from transformer.encoder import LayerOptions
 
 torch.manual_seed(0)
-decoder = Decoder(N=2, d_model=16, h=4, d_ff=64, dropout=0.0).eval()
+decoder = Decoder(LayerOptions(d_model=16, h=4, d_ff=64, dropout=0.0), n_layers=2).eval()
 x, memory = torch.randn(1, 6, 16), torch.randn(1, 7, 16)
 with torch.no_grad():
     parallel = decoder(x, memory, None, None)

@@ -1,9 +1,9 @@
-# Question 1 (3 points): greedy_decode
+# Question 1 (3 points): greedy_search
 # RIGHT: one sentence at a time (its padding cut off), Python lists, a set of forbidden ids.
 from transformer.attention import causal_mask, padding_mask
 
 @torch.no_grad()
-def greedy_decode(model, src, bos_id, eos_id, max_len, ban=()):
+def greedy_search(model, src, bos_id, eos_id, max_len, ban=()):
     "The most likely token (never padding, never an id in `ban`) at every step, for sources (batch, len_s): a token-id list per sentence."
     pad_id = model.cfg.pad_id
     forbidden = sorted({pad_id, *ban})

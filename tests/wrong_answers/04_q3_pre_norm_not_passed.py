@@ -5,8 +5,9 @@ from transformer.encoder import FeedForward as PackageFeedForward, SublayerConne
 
 class EncoderLayer(nn.Module):
     "Self-attention then feed-forward, each wrapped in a SublayerConnection."
-    def __init__(self, d_model, h, d_ff, dropout=0.1, pre_norm=False):
+    def __init__(self, opts):
         super().__init__()
+        d_model, h, d_ff, dropout, pre_norm = opts.d_model, opts.h, opts.d_ff, opts.dropout, opts.pre_norm
         self.self_attn = MultiHeadAttention(d_model, h)
         self.ffn = PackageFeedForward(d_model, d_ff, dropout)
         self.sublayers = nn.ModuleList(PackageSublayerConnection(d_model, dropout) for _ in range(2))

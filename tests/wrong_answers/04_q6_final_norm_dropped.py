@@ -3,10 +3,10 @@
 from transformer.encoder import EncoderLayer
 
 class Encoder(nn.Module):
-    "A stack of N encoder layers (with a final LayerNorm when pre_norm)."
-    def __init__(self, N, d_model, h, d_ff, dropout=0.1, pre_norm=False):
+    "A stack of n_layers encoder layers (with a final LayerNorm when opts.pre_norm)."
+    def __init__(self, opts, n_layers):
         super().__init__()
-        self.layers = nn.ModuleList(EncoderLayer(d_model, h, d_ff, dropout, pre_norm=pre_norm) for _ in range(N))
+        self.layers = nn.ModuleList(EncoderLayer(opts) for _ in range(n_layers))
         self.norm = nn.Identity()
 
     def forward(self, x, mask=None):

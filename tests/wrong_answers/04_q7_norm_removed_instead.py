@@ -1,11 +1,11 @@
 # Question 7 (2 points): what if there were no residual connections?
 # WRONG: removes the LayerNorm (x + Sublayer(x)) instead of the residual connection.
-from transformer.encoder import EncoderLayer, SublayerConnection
+from transformer.encoder import EncoderLayer, LayerOptions, SublayerConnection
 
 def fresh_layers():
     "12 freshly initialized Post-LN encoder layers, the same weights at every call."
     torch.manual_seed(0)
-    return [EncoderLayer(16, 2, 32, dropout=0.0).eval() for _ in range(12)]
+    return [EncoderLayer(LayerOptions(16, 2, 32, dropout=0.0)).eval() for _ in range(12)]
 
 def mean_cosine(y):
     "Mean cosine similarity between the different positions of y (batch, len, d_model), averaged over the batch."

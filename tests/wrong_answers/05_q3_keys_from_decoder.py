@@ -5,8 +5,9 @@ from transformer.encoder import FeedForward, SublayerConnection
 
 class DecoderLayer(nn.Module):
     "Masked self-attention, cross-attention over the encoder output, feed-forward."
-    def __init__(self, d_model, h, d_ff, dropout=0.1, pre_norm=False):
+    def __init__(self, opts):
         super().__init__()
+        d_model, h, d_ff, dropout, pre_norm = opts.d_model, opts.h, opts.d_ff, opts.dropout, opts.pre_norm
         self.self_attn = MultiHeadAttention(d_model, h)
         self.cross_attn = MultiHeadAttention(d_model, h)
         self.ffn = FeedForward(d_model, d_ff, dropout)

@@ -1,9 +1,9 @@
-# Question 1 (3 points): greedy_decode
+# Question 1 (3 points): greedy_search
 # WRONG: `ban` is accepted but never applied: a banned <unk> that the model likes best is still chosen.
 from transformer.attention import causal_mask, padding_mask
 
 @torch.no_grad()
-def greedy_decode(model, src, bos_id, eos_id, max_len, ban=()):
+def greedy_search(model, src, bos_id, eos_id, max_len, ban=()):
     "The most likely token (never padding, never an id in `ban`) at every step, for sources (batch, len_s): a token-id list per sentence."
     pad_id = model.cfg.pad_id
     src_mask = padding_mask(src, pad_id)

@@ -1,9 +1,9 @@
-# Question 1 (3 points): greedy_decode
+# Question 1 (3 points): greedy_search
 # WRONG: the padding token is not excluded, so a sentence can "predict" pad (running all max_len steps is harmless).
 from transformer.attention import causal_mask, padding_mask
 
 @torch.no_grad()
-def greedy_decode(model, src, bos_id, eos_id, max_len, ban=()):
+def greedy_search(model, src, bos_id, eos_id, max_len, ban=()):
     "The most likely token (never padding, never an id in `ban`) at every step, for sources (batch, len_s): a token-id list per sentence."
     src_mask = padding_mask(src, model.cfg.pad_id)
     memory = model.encode(src, src_mask)

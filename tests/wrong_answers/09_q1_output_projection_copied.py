@@ -9,9 +9,9 @@ class MyTransformer(nn.Module):
         self.src_embed = Embeddings(cfg.src_vocab, cfg.d_model)
         self.tgt_embed = Embeddings(cfg.tgt_vocab, cfg.d_model)
         self.pos = PositionalEncoding(cfg.d_model, cfg.dropout, cfg.max_len)
-        layer = (cfg.d_model, cfg.h, cfg.d_ff, cfg.dropout)
-        self.encoder_layers = nn.ModuleList(pieces["EncoderLayer"](*layer) for _ in range(cfg.n_layers))
-        self.decoder_layers = nn.ModuleList(pieces["DecoderLayer"](*layer) for _ in range(cfg.n_layers))
+        opts = cfg.layer_options                                   # d_model, h, d_ff, dropout, ...
+        self.encoder_layers = nn.ModuleList(pieces["EncoderLayer"](opts) for _ in range(cfg.n_layers))
+        self.decoder_layers = nn.ModuleList(pieces["DecoderLayer"](opts) for _ in range(cfg.n_layers))
         self.generator = nn.Linear(cfg.d_model, cfg.tgt_vocab, bias=False)
         self.generator.weight = nn.Parameter(self.tgt_embed.lut.weight.detach().clone())
 

@@ -3,6 +3,7 @@ import torch
 
 from transformer.attention import causal_mask, padding_mask
 from transformer.decoder import Decoder, DecoderLayer
+from transformer.encoder import LayerOptions
 from ..checks import Miss, check_choices, check_number, copy_weights, need, question, rand, randint, same, scramble
 
 NOTEBOOK = "05_decoder"
@@ -64,9 +65,10 @@ def q3(ns):
     src6 = randint(1, 9, (2, 6), seed=12)
     src6[0, 2:] = 0
     for pre_norm in (False, True):
-        ref = scramble(DecoderLayer(8, 2, 16, 0.1, pre_norm=pre_norm), 4).eval()
-        name = f"DecoderLayer(8, 2, 16, 0.1, pre_norm={pre_norm})"
-        mine = copy_weights(cls(8, 2, 16, 0.1, pre_norm=pre_norm), ref, name).eval()
+        opts = LayerOptions(8, 2, 16, 0.1, pre_norm=pre_norm)
+        ref = scramble(DecoderLayer(opts), 4).eval()
+        name = f"DecoderLayer(LayerOptions(8, 2, 16, 0.1, pre_norm={pre_norm}))"
+        mine = copy_weights(cls(opts), ref, name).eval()
         same(mine(x, memory), ref(x, memory), "the output", f"pre_norm={pre_norm}, target length 5, memory length 7, no masks")
         same(mine(x, memory, src_mask, tgt_mask), ref(x, memory, src_mask, tgt_mask), "the output",
              f"pre_norm={pre_norm}, source padding mask, causal and padding target mask")
@@ -85,9 +87,10 @@ def q3(ns):
         # random numbers, the output equals the package's for rates other than the default 0.1 (at 0.0 a
         # hard-coded rate shows, at 0.5 a missing or misplaced dropout)
         for p in (0.0, 0.5):
-            ref = scramble(DecoderLayer(8, 2, 16, p, pre_norm=pre_norm), 5).train()
-            name = f"DecoderLayer(8, 2, 16, dropout={p}, pre_norm={pre_norm})"
-            mine = copy_weights(cls(8, 2, 16, p, pre_norm=pre_norm), ref, name).train()
+            opts_p = LayerOptions(8, 2, 16, p, pre_norm=pre_norm)
+            ref = scramble(DecoderLayer(opts_p), 5).train()
+            name = f"DecoderLayer(LayerOptions(8, 2, 16, dropout={p}, pre_norm={pre_norm}))"
+            mine = copy_weights(cls(opts_p), ref, name).train()
             torch.manual_seed(0)
             want = ref(x, memory, src_mask, tgt_mask)
             torch.manual_seed(0)
@@ -106,7 +109,7 @@ def q4(ns):
 def agreeing_positions(n_layers, seed=0):
     "Positions where a parallel pass without causal mask equals the prefix-by-prefix loop with it."
     torch.manual_seed(seed)
-    decoder = Decoder(N=n_layers, d_model=16, h=4, d_ff=64, dropout=0.0).eval()
+    decoder = Decoder(LayerOptions(d_model=16, h=4, d_ff=64, dropout=0.0), n_layers).eval()
     x, memory = torch.randn(1, 6, 16), torch.randn(1, 7, 16)
     with torch.no_grad():
         parallel = decoder(x, memory)

@@ -54,7 +54,7 @@ def q1(ns):
     src[0, 5:], src[2, 3:], tgt[1, 4:] = 0, 0, 0                       # padded rows, pad_id 0
     src_mask = src.ne(0)[:, None, None, :]
     tgt_mask = tgt.ne(0)[:, None, None, :] & torch.ones(5, 5, dtype=torch.bool).tril()
-    case = "padded batch of 3, len_s 7, len_t 5, N = 2, src_vocab 11, tgt_vocab 13"
+    case = "padded batch of 3, len_s 7, len_t 5, n_layers 2, src_vocab 11, tgt_vocab 13"
     with torch.no_grad():
         memory = reference.encode(src, src_mask)
         same(mine.encode(src, src_mask), memory, "encode(src, src_mask)", case)

@@ -6,7 +6,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from transformer.attention import padding_mask
-from transformer.encoder import Encoder, EncoderLayer, FeedForward, SublayerConnection
+from transformer.encoder import Encoder, EncoderLayer, FeedForward, LayerOptions, SublayerConnection
 from ..checks import Miss, check_number, copy_weights, guard, need, question, rand, randint, same, scramble
 
 NOTEBOOK = "04_encoder"
@@ -161,9 +161,9 @@ def q3(ns):
     ids[0, 4:] = 0
     mask = padding_mask(ids, 0)
     for pre_norm in (False, True):
-        ref = scramble(EncoderLayer(8, 2, 16, 0.1, pre_norm=pre_norm), 8).eval()
-        mine = copy_weights(cls(8, 2, 16, 0.1, pre_norm=pre_norm), ref,
-                            f"EncoderLayer(8, 2, 16, 0.1, pre_norm={pre_norm})").eval()
+        opts = LayerOptions(8, 2, 16, 0.1, pre_norm=pre_norm)
+        ref = scramble(EncoderLayer(opts), 8).eval()
+        mine = copy_weights(cls(opts), ref, f"EncoderLayer(LayerOptions(8, 2, 16, 0.1, pre_norm={pre_norm}))").eval()
         same(mine(x), ref(x), "the output", f"pre_norm={pre_norm}, no mask")
         same(mine(x, mask), ref(x, mask), "the output", f"pre_norm={pre_norm}, padding mask")
     xx = x.clone().requires_grad_()
@@ -176,9 +176,10 @@ def q3(ns):
     x = rand(2, 6, 32, seed=15)
     for pre_norm in (False, True):
         for p in RATES:
-            what = f"EncoderLayer(32, 4, 32, dropout={p}, pre_norm={pre_norm})"
-            ref = scramble(EncoderLayer(32, 4, 32, p, pre_norm=pre_norm), 9)
-            mine = copy_weights(cls(32, 4, 32, p, pre_norm=pre_norm), ref, what)
+            what = f"EncoderLayer(LayerOptions(32, 4, 32, dropout={p}, pre_norm={pre_norm}))"
+            opts = LayerOptions(32, 4, 32, p, pre_norm=pre_norm)
+            ref = scramble(EncoderLayer(opts), 9)
+            mine = copy_weights(cls(opts), ref, what)
             passed_on(mine, p, pre_norm, what)
             torch.manual_seed(0)
             got = mine.train()(x, mask)
@@ -188,7 +189,7 @@ def q3(ns):
 
 @question(QUESTIONS, 4, 2, "parameters of an encoder layer with h = 16 and d_ff = 1024")
 def q4(ns):
-    check_number(ns, "answer_q4", sum(p.numel() for p in EncoderLayer(512, 16, 1024).parameters()), rel=0)
+    check_number(ns, "answer_q4", sum(p.numel() for p in EncoderLayer(LayerOptions(512, 16, 1024)).parameters()), rel=0)
 
 
 @question(QUESTIONS, 5, 2, "positions that change when a padded input changes")
@@ -198,7 +199,7 @@ def q5(ns):
     # the same numbers in both runs, so it is bit for bit the same; 1e-6 only guards against a changed one that
     # would differ by less (none does: the smallest change of a changed position here is of order 0.1).
     torch.manual_seed(0)
-    layer = EncoderLayer(16, 4, 64, dropout=0.0).eval()
+    layer = EncoderLayer(LayerOptions(16, 4, 64, dropout=0.0)).eval()
     x = torch.randn(1, 10, 16)
     changed = x.clone()
     changed[0, 8] = torch.randn(16)
@@ -216,14 +217,15 @@ def q6(ns):
     ids[1, 3:] = 0
     mask = padding_mask(ids, 0)
     for pre_norm in (False, True):
-        what = f"Encoder(3, 8, 2, 16, 0.1, pre_norm={pre_norm})"
-        ref = scramble(Encoder(3, 8, 2, 16, 0.1, pre_norm=pre_norm), 18).eval()
-        mine = cls(3, 8, 2, 16, 0.1, pre_norm=pre_norm)
+        what = f"Encoder(LayerOptions(8, 2, 16, 0.1, pre_norm={pre_norm}), n_layers=3)"
+        opts = LayerOptions(8, 2, 16, 0.1, pre_norm=pre_norm)
+        ref = scramble(Encoder(opts, 3), 18).eval()
+        mine = cls(opts, 3)
         if isinstance(mine, nn.Module):
             got, want = sum(p.numel() for p in mine.parameters()), sum(p.numel() for p in ref.parameters())
             if got != want:
                 raise Miss(f"{what} has {got:,} parameters, not {want:,}",
-                           f"The package's encoder of this size has {want:,}: N layers, each with its own weights"
+                           f"The package's encoder of this size has {want:,}: n_layers layers, each with its own weights"
                            f"{', and the final LayerNorm' if pre_norm else ''}.")
         mine = copy_weights(mine, ref, what).eval()
         same(mine(x, mask), ref(x, mask), "the output", f"{what}, padding mask, eval mode")
@@ -235,7 +237,7 @@ def q7(ns):
     # run as they are and with every sublayer connection computing LayerNorm(Sublayer(x)) instead.
     def fresh_layers():
         torch.manual_seed(0)
-        return [EncoderLayer(16, 2, 32, dropout=0.0).eval() for _ in range(12)]
+        return [EncoderLayer(LayerOptions(16, 2, 32, dropout=0.0)).eval() for _ in range(12)]
 
     def mean_cosine(y):
         u = F.normalize(y, dim=-1)

@@ -4,7 +4,7 @@ from types import SimpleNamespace
 
 import torch
 
-from transformer.generation import beam_search, greedy_decode, length_penalty, sampling_probs
+from transformer.generation import beam_search, greedy_search, length_penalty, sampling_probs
 from transformer.model import Transformer, TransformerConfig
 from ..checks import Miss, check_choices, check_number, need, question, rand, same
 
@@ -99,13 +99,13 @@ def show(ids):
 
 
 # ---------------------------------------------------------------- 1: greedy decoding
-SEARCH_FORBID = ["transformer.generation.greedy_decode", "transformer.generation.decode_step",
+SEARCH_FORBID = ["transformer.generation.greedy_search", "transformer.generation.generate_step",
                  "transformer.generation._generate", "transformer.generation.beam_search", "transformer.generation.sample"]
 
 
-@question(QUESTIONS, 1, 3, "greedy_decode", forbid=SEARCH_FORBID)
+@question(QUESTIONS, 1, 3, "greedy_search", forbid=SEARCH_FORBID)
 def q1(ns):
-    f = need(ns, "greedy_decode", "function")
+    f = need(ns, "greedy_search", "function")
     two = torch.tensor([[A], [B]])                                # the table models ignore their source
     cases = [(random_model(3), SOURCES, EOS, 10, None, "random model (seed 3), 5 padded sources, max_len=10: "
                                                        "outputs of 9, 10, 10, 2 and 10 tokens"),
@@ -123,7 +123,7 @@ def q1(ns):
              (random_model(3), SOURCES, EOS, 10, [EOS, 5], "random model (seed 3), ban=[3, 5]: with <eos> banned "
                                                            "no sentence ends before max_len=10")]
     for model, src, eos, max_len, ban, case in cases:
-        want = greedy_decode(model, src, BOS, eos, max_len, use_cache=False, ban=ban or ())
+        want = greedy_search(model, src, BOS, eos, max_len, use_cache=False, ban=ban or ())
         kw = {} if ban is None else {"ban": list(ban)}
         with torch.no_grad():
             got = f(model, src.clone(), BOS, eos, max_len, **kw)
@@ -273,7 +273,7 @@ def q7(ns):
              (0, SOURCES[3:4], 1, "random model (seed 0), one sentence, max_len=1")]
     for seed, src, max_len, case in cases:
         model = random_model(seed)
-        want = torch.tensor(greedy_decode(model, src, BOS, None, max_len))  # (batch, max_len): eos_id=None, no early end
+        want = torch.tensor(greedy_search(model, src, BOS, None, max_len))  # (batch, max_len): eos_id=None, no early end
         lengths = []                                                          # positions fed to the decoder per call
         model.decoder.register_forward_pre_hook(lambda module, args: lengths.append(args[0].size(1)))
         with torch.no_grad():

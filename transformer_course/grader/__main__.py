@@ -1,4 +1,4 @@
-"""Command line: python -m grader {build,check,grade,report}."""
+"""Command line: python -m transformer_course.grader {build,check,grade,report}."""
 import argparse
 import os
 import sys
@@ -7,7 +7,7 @@ from pathlib import Path
 
 def main(argv=None):
     parser = argparse.ArgumentParser(
-        prog="python -m grader",
+        prog="python -m transformer_course.grader",
         description="Build the exercise notebooks from solutions/ and grade filled-in exercises.")
     sub = parser.add_subparsers(dest="command", required=True)
     for name, text in (("build", "regenerate exercises/ from solutions/"),
@@ -60,7 +60,7 @@ def main(argv=None):
             print(f"error: {e}", file=sys.stderr)
             return 2
         for path in bad:
-            print(f"out of date: {os.path.relpath(path)} (run `python -m grader build`)", file=sys.stderr)
+            print(f"out of date: {os.path.relpath(path)} (run `python -m transformer_course.grader build`)", file=sys.stderr)
         if not bad:
             print("exercises/ is up to date")
         return 1 if bad else 0

@@ -19,7 +19,7 @@ from torch import nn
 from . import notebook
 from .checks import LEARNER
 
-PAD, UNK, BOS, EOS = 0, 1, 2, 3
+from transformer.training import PAD, UNK, BOS, EOS  # noqa: F401 (the course's special ids)
 
 
 @dataclass(frozen=True)
@@ -76,7 +76,7 @@ def package_pieces():
     return {p.defines: _package(p) for p in PIECES}
 
 
-STUB = "# YOUR CODE HERE\n"                # what `python -m grader build` leaves where the answer goes
+STUB = "# YOUR CODE HERE\n"                # what `python -m transformer_course.grader build` leaves where the answer goes
 
 
 def _run_cell(path, number):
@@ -173,7 +173,7 @@ def train_and_score(make_model, seed=0, steps=None):
     reversal task and return its exact-match accuracy on held-out sequences (greedy decoding with the
     package's decoder, without a cache). Both models of `compare` thus start from the same weights and see
     the same batches and the same dropout seed: a correct model follows the package's run closely."""
-    from transformer.generation import greedy_decode
+    from transformer.generation import greedy_search
     from transformer.loop import TrainConfig, train
     from transformer.training import TOY_TRAIN, make_batch
     cfg = config()
@@ -185,7 +185,7 @@ def train_and_score(make_model, seed=0, steps=None):
                       progress=False, **budget)
     train(model, train_pairs, test_pairs[:50], run, PAD, BOS, EOS)
     src = make_batch(test_pairs, PAD, BOS, EOS).src
-    outputs = greedy_decode(model, src, BOS, EOS, TASK["max_len"] + 1, use_cache=False)
+    outputs = greedy_search(model, src, BOS, EOS, TASK["max_len"] + 1, use_cache=False)
     return sum(o == t for o, (_, t) in zip(outputs, test_pairs)) / len(test_pairs)
 
 

@@ -153,7 +153,7 @@ def grade_question(q, setup, source, timeout, path=None):
 
 
 def grade(path, timeout=30.0, only=None):
-    """Grade the notebook at `path`; returns the result as a dict (its fields: grader/README.md).
+    """Grade the notebook at `path`; returns the result as a dict (its fields: transformer_course/grader/README.md).
     `only`: grade just these question numbers (each question is graded on its own, so the others'
     results would not change)."""
     from .questions import chapter

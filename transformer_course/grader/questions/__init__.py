@@ -1,6 +1,7 @@
 """One module per exercise notebook; each has NOTEBOOK (its name) and QUESTIONS (a list of checks.Question).
 
-To add an exercise, write `grader/questions/<module>.py` and add its line here (see grader/README.md).
+To add an exercise, write `transformer_course/grader/questions/<module>.py` and add its line here
+(see transformer_course/grader/README.md).
 """
 import importlib
 
@@ -19,8 +20,8 @@ def chapter(name):
             except ModuleNotFoundError as e:
                 if e.name != f"{__name__}.{module}":
                     raise                                    # a real import error inside the module
-                raise ValueError(f"exercise {notebook} has no questions yet (no grader/questions/{module}.py)") from None
+                raise ValueError(f"exercise {notebook} has no questions yet (no transformer_course/grader/questions/{module}.py)") from None
             if mod.NOTEBOOK != notebook:
-                raise ValueError(f"grader/questions/{module}.py says NOTEBOOK = {mod.NOTEBOOK!r}, not {notebook!r}")
+                raise ValueError(f"transformer_course/grader/questions/{module}.py says NOTEBOOK = {mod.NOTEBOOK!r}, not {notebook!r}")
             return notebook, sorted(mod.QUESTIONS, key=lambda q: q.number)
     return None, []

@@ -1,0 +1,1 @@
+"""The course's grader and figure helpers: not part of the `transformer` library."""
