@@ -63,10 +63,10 @@ class Checkpoint:
     sampler: dict | None = None      # the batch sampler's epoch and position
     ranks: list | None = None        # per process: random generators, pending sums
     history: list | None = None      # every record of the run (as metrics.jsonl)
-    # what the train command adds (chapter 10.1)
+    # what the train command adds (chapter 12.1)
     pipeline: dict | None = None     # the tokenizer's state (chapter 9)
     preset: str | None = None        # the preset's name
-    options: dict | None = None      # vocabulary, outputs, dropout, depth, norms
+    options: dict | None = None      # vocabulary, output layer, dropout, depth, norms
     command: str | None = None       # the command line
     hardware: str | None = None      # the machine, in words
     averaged: list | None = None     # the snapshots averaged into `model`, if any

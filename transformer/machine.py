@@ -10,7 +10,6 @@ __all__ = ['cpu_capability', 'describe_machine', 'matmul_gflops', 'choose_precis
 # %% ../chapters/11_machines.ipynb #39addccf
 import math, os, platform, random, time
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 import torch
 import torch.distributed as dist
 from torch import nn
