@@ -26,6 +26,12 @@ TORCH    ?= torch==2.13.0
 MATHJAX  ?= mathjax@3.2.2
 MJ_DIR   := .cache/mathjax
 MJ_STAMP := $(MJ_DIR)/installed-$(MATHJAX)
+# Chapter 10's in-page translator runs on onnxruntime-web (WebAssembly) and Hugging Face's
+# JavaScript tokenizers, both from npm; tools/book_translator.py copies them into the site.
+ORT_WEB  ?= onnxruntime-web@1.30.0
+TOK_JS   ?= @huggingface/tokenizers@0.2.0
+JS_DIR   := .cache/translator-js
+JS_STAMP := $(JS_DIR)/installed-$(ORT_WEB)-$(subst /,-,$(TOK_JS))
 # -W: any warning (a failing cell included) fails the build; -n: nitpicky references;
 # --keep-going: report every problem, not just the first.
 BOOK_FLAGS ?= -W -n --keep-going
@@ -49,7 +55,7 @@ else
 STAMP :=
 endif
 
-.PHONY: setup export book site mathjax test quicktest nbtest lab exercises grade grades clean distclean
+.PHONY: setup export book site mathjax translator-js test quicktest nbtest lab exercises grade grades clean distclean
 
 setup: $(STAMP)
 
@@ -81,7 +87,7 @@ book: export
 # from. SITE_REUSE=1 (what tests/test_book.py passes) keeps a stamped build whose inputs are
 # all unchanged instead of building again; `make book` always builds.
 SITE_REUSE ?=
-site: $(STAMP) $(MJ_STAMP)
+site: $(STAMP) $(MJ_STAMP) $(JS_STAMP)
 	$(BIN)/python tools/book_build.py $(if $(filter 1,$(SITE_REUSE)),--reuse) $(BOOK_FLAGS)
 	@echo "The book: $(CURDIR)/_build/html/index.html"
 
@@ -92,6 +98,21 @@ $(MJ_STAMP):
 	mkdir -p $(MJ_DIR)/static
 	npm install --no-save --no-audit --no-fund --loglevel=error --prefix $(MJ_DIR) $(MATHJAX)
 	cp -r $(MJ_DIR)/node_modules/mathjax/es5 $(MJ_DIR)/static/mathjax
+	touch $@
+
+translator-js: $(JS_STAMP)
+
+# Only the files the page loads are kept (the package holds builds for WebGPU, WebGL, ...).
+$(JS_STAMP):
+	rm -rf $(JS_DIR)
+	mkdir -p $(JS_DIR)/static
+	npm install --no-save --no-audit --no-fund --loglevel=error --prefix $(JS_DIR) $(ORT_WEB) $(TOK_JS)
+	cd $(JS_DIR)/node_modules/onnxruntime-web/dist && cp ort.wasm.min.mjs \
+	  ort-wasm-simd-threaded.mjs ort-wasm-simd-threaded.wasm $(abspath $(JS_DIR))/static/
+	cp $(JS_DIR)/node_modules/@huggingface/tokenizers/dist/tokenizers.min.mjs $(JS_DIR)/static/
+	cp $(JS_DIR)/node_modules/@huggingface/tokenizers/LICENSE $(JS_DIR)/static/LICENSE-tokenizers.txt
+	echo "$(ORT_WEB) (MIT license) and $(TOK_JS) (Apache-2.0), from npm" > $(JS_DIR)/static/VERSIONS.txt
+	rm -rf $(JS_DIR)/node_modules $(JS_DIR)/package.json $(JS_DIR)/package-lock.json
 	touch $@
 
 # The whole test suite. tests/test_book.py runs `make site SITE_REUSE=1` itself and checks the

@@ -19,6 +19,9 @@ MULTI30K_FILES = tuple(f"{split}.{lang}.gz" for split in ("train", "val", "test_
 # tests/test_book.py writes here whether it reused `make book`'s build or built the book;
 # the terminal summary repeats it.
 BOOK_DECISION = ROOT / "_build" / "book.tested.txt"
+# tests/test_book.py writes what the translator box measured in Chromium (load and translation
+# times, the site's added size: a benchmark, not asserted); the terminal summary repeats it.
+TRANSLATOR_TIMES = ROOT / "_build" / "translator.tested.txt"
 
 
 # The test files that take longest, longest first. Seconds on the 2-core machine the course is
@@ -126,3 +129,5 @@ def pytest_terminal_summary(terminalreporter, config):
     if start and BOOK_DECISION.is_file() and BOOK_DECISION.stat().st_mtime >= start:
         terminalreporter.write_sep("-", "the book")
         terminalreporter.write_line(BOOK_DECISION.read_text().strip())
+        if TRANSLATOR_TIMES.is_file() and TRANSLATOR_TIMES.stat().st_mtime >= start:
+            terminalreporter.write_line(TRANSLATOR_TIMES.read_text().strip())

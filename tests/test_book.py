@@ -38,7 +38,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 import check_site  # noqa: E402
 import figure_check  # noqa: E402
-from conftest import BOOK_DECISION, skip_or_fail  # noqa: E402
+import translator_check  # noqa: E402
+from conftest import BOOK_DECISION, TRANSLATOR_TIMES, skip_or_fail  # noqa: E402
 
 # Under pytest-xdist, `make test` sends each test file to one worker (--dist loadfile), so the
 # session fixture below builds the book once.
@@ -251,3 +252,23 @@ def test_interactive_figures_in_headless_chromium(html):
     assert count >= MIN_FIGURES, f"{count} interactive figures in the book, fewer than {MIN_FIGURES}"
     need_browser()
     assert figure_check.check_figures(html, pages) == []
+
+
+SITE_TRANSLATOR_MB = 30     # what the in-page translator may add to the site
+
+
+def test_translator_box_in_headless_chromium(html, data_dir):
+    """Chapter 10's translator box, in Chromium with the network off: 20 test sentences typed in
+    give exactly the greedy translations Python computes with the same ONNX files
+    (OnnxTranslator); an empty box, an emoji and a text longer than the model's maximum get a
+    message; opened as a file, the page says how to serve it; nothing outside the site is
+    requested. Its load and translation times and its size are printed (the summary repeats
+    them); only the size has a bound."""
+    assert (html / translator_check.STATIC / "translator.js").is_file()
+    need_browser()
+    lines = []
+    problems, report = translator_check.check(html, 20, data_dir, out=lines.append)
+    TRANSLATOR_TIMES.write_text("\n".join(lines) + "\n")
+    print(*lines, sep="\n")
+    assert problems == []
+    assert report["site_bytes"] < SITE_TRANSLATOR_MB * 1e6

@@ -16,7 +16,8 @@ from torch.testing import assert_close
 
 from transformer.attention import causal_mask, padding_mask
 from transformer.generation import (KVCache, beam_search, beam_search_lists, generate_step, greedy_search,
-                                  length_penalty, sample, sampling_probs)
+                                  length_penalty, sample, sampling_probs, shrinking_beam_search,
+                                  shrinking_greedy_search)
 from transformer.model import Transformer, TransformerConfig
 from training_helpers import one_thread  # noqa: F401 (an autouse fixture: tiny models run on one thread)
 
@@ -526,3 +527,71 @@ def test_every_decoder_with_a_ban_equals_the_model_with_those_logits_removed(see
     assert drawn == sample(reference, SRC, BOS, EOS, 12, generator=torch.Generator().manual_seed(seed), use_cache=False)
     for out in greedy + drawn:
         assert not set(out) & set(banned)
+
+
+# ---------------------------------------------------------------- finished sentences leave the batch
+def rows_decoded(model, search):
+    "Run `search()` and count the rows the decoder was given, step by step."
+    rows, decode = [], model.decode
+    model.decode = lambda tgt, *a, **kw: rows.append(tgt.size(0)) or decode(tgt, *a, **kw)
+    try:
+        return search(), rows
+    finally:
+        del model.decode
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_shrinking_greedy_equals_the_unbatched_reference(seed):
+    model = random_model(seed=seed, vocab=8, pre_norm=seed % 2 == 1)
+    out, rows = rows_decoded(model, lambda: shrinking_greedy_search(model, SRC, BOS, EOS, 10))
+    assert out == [greedy_reference(model, row, 10) for row in SRC]
+    assert out == greedy_search(model, SRC, BOS, EOS, 10)
+    steps = max(len(o) + (len(o) < 10) for o in out)            # the longest sentence's steps, eos included
+    assert len(rows) == steps and rows[-1] == sum(len(o) + (len(o) < 10) == steps for o in out)
+    assert rows == sorted(rows, reverse=True)                   # the batch only shrinks
+
+
+def test_shrinking_greedy_with_a_ban_and_without_eos():
+    model = random_model(seed=3, vocab=10)
+    assert shrinking_greedy_search(model, SRC, BOS, EOS, 12, ban=[UNK, 5]) == greedy_search(model, SRC, BOS, EOS, 12,
+                                                                                            ban=[UNK, 5])
+    assert all(len(o) == 7 for o in shrinking_greedy_search(model, SRC, BOS, None, 7))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_shrinking_beam_search_equals_beam_search(seed):
+    model = random_model(seed=seed, vocab=10, pre_norm=seed % 2 == 1)
+    for K, alpha, ban in ((1, 0.6, ()), (3, 0.6, (5,)), (4, 1.5, ())):
+        hyps, scores = beam_search(model, SRC, BOS, EOS, 10, beam_size=K, alpha=alpha, n_best=K, ban=ban)
+        (fast_hyps, fast_scores), rows = rows_decoded(model, lambda: shrinking_beam_search(
+            model, SRC, BOS, EOS, 10, beam_size=K, alpha=alpha, n_best=K, ban=ban))
+        assert fast_hyps == hyps
+        for a, b in zip(fast_scores, scores):
+            assert a == pytest.approx(b, abs=1e-5)
+        assert rows[0] == len(SRC) * K and rows == sorted(rows, reverse=True) and set(r % K for r in rows) == {0}
+
+
+@pytest.mark.parametrize("seed,alpha", [(10, 0.6), (3, 0.0)])
+def test_wide_shrinking_beam_equals_exhaustive_search(seed, alpha):
+    model = random_model(seed=seed, vocab=6)
+    src = torch.tensor([[4, 5, 5, 4], [5, 4, 0, 0]])
+    hyps, scores = shrinking_beam_search(model, src, BOS, EOS, 4, beam_size=60, alpha=alpha, n_best=5)
+    for b, row in enumerate(src):
+        best = brute_force(model, row, 4, alpha)[:5]
+        assert hyps[b] == [y for _, y in best]
+        assert scores[b] == pytest.approx([s for s, _ in best], abs=1e-5)
+
+
+def test_keep_takes_the_rows_of_every_cached_tensor():
+    model = random_model(seed=1, vocab=10)
+    memory, src_mask = encode(model, SRC)
+    cache = KVCache(model, memory, repeats=2)
+    ys = torch.tensor([[BOS, 4, 5]] * 8)
+    for t in range(1, 4):
+        generate_step(model, ys[:, :t], memory.repeat_interleave(2, 0), src_mask.repeat_interleave(2, 0), cache)
+    before = [tuple(x.clone() for x in kv) for kv in cache.cross + cache.self_kv]
+    rows = torch.tensor([2, 3, 6, 7])                           # sentences 1 and 3, both beams
+    cache.keep(rows)
+    assert len(cache) == 3
+    for (k, v), (k0, v0) in zip(cache.cross + cache.self_kv, before):
+        assert torch.equal(k, k0[rows]) and torch.equal(v, v0[rows])

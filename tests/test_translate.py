@@ -11,6 +11,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -588,7 +589,8 @@ def test_evaluate_and_translate_read_a_model_folder(folder, tmp_path, DATA):
 @pytest.mark.parametrize("fault, expected", [
     ("missing", "model.safetensors: missing"), ("truncated", "model.safetensors: checksum mismatch"),
     ("altered", "model.safetensors: checksum mismatch"), ("shape", "needs"), ("card", "card.json: missing"),
-    ("tokenizer", "tokenizer.json: vocabularies of"), ("format", "card.json: model folder format None")])
+    ("tokenizer", "tokenizer.json: vocabularies of"), ("format", "card.json: model folder format None"),
+    ("format 1", "card.json: model folder format 1, this version reads 2 (re-export it with transformer-export)")])
 def test_a_damaged_model_folder_is_one_line_naming_the_file(folder, tmp_path, fault, expected):
     import shutil
     bad = tmp_path / "bad"
@@ -605,13 +607,24 @@ def test_a_damaged_model_folder_is_one_line_naming_the_file(folder, tmp_path, fa
     if fault == "format":                        # a folder written before its format had a version
         card = json.loads((bad / "card.json").read_text()); del card["format"]
         (bad / "card.json").write_text(json.dumps(card))
+    if fault == "format 1":                      # a folder of the first format (its tokenizer.json the course's own)
+        card = json.loads((bad / "card.json").read_text()); card["format"] = 1
+        (bad / "card.json").write_text(json.dumps(card))
     if fault == "tokenizer":                     # another model's vocabulary (8,000 pieces, not 1,000)
         shutil.copy(ROOT / "models" / "de-en-cpu" / "tokenizer.json", bad / "tokenizer.json")
     r = command("translate", "--model", bad, "Zwei Hunde.")
     line = one_line_error(r)
     assert r.returncode == 1 and expected in line and str(bad) in line
-    with pytest.raises(CheckpointError, match=expected):
+    with pytest.raises(CheckpointError, match=re.escape(expected)):
         load_model(bad, "cpu")
+
+
+@pytest.mark.e2e
+def test_a_word_level_run_is_not_exported(word_run, tmp_path):
+    "A word vocabulary has no tokenizers file: transformer-export refuses it in one line and writes nothing."
+    r = command("export", word_run / "checkpoint.pt", tmp_path / "model")
+    assert "word-level pipeline has no tokenizers file" in one_line_error(r)
+    assert not (tmp_path / "model").exists()
 
 
 def test_no_model_folder_is_one_line(tmp_path):
@@ -621,16 +634,23 @@ def test_no_model_folder_is_one_line(tmp_path):
 
 @pytest.mark.e2e
 def test_bench_translate_prints_speeds(folder, DATA, tmp_path):
+    "The course's Translator and CTranslate2 (float32, int8) on the same sentences, greedy and beam: times and BLEU."
+    pytest.importorskip("ctranslate2")
     js = tmp_path / "bench.json"
     r = subprocess.run([sys.executable, "tools/bench_translate.py", "--model", str(folder), "--data", str(DATA),
-                        "--sentences", "6",
-                        "--repeats", "1", "--batch", "4", "--beam", "2", "--json", str(js)], cwd=ROOT, text=True,
+                        "--sentences", "6", "--threads", "1", "--repeats", "1", "--batch", "4", "--beam", "2",
+                        "--json", str(js)], cwd=ROOT, text=True,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "OMP_NUM_THREADS": "1"})
     assert r.returncode == 0, r.stderr
     result = json.loads(js.read_text())
-    assert [row["decoding"] for row in result["results"]] == ["greedy", "beam 2"]
-    assert all(row["sentences"] == 6 and row["sentences_per_s"] > 0 for row in result["results"])
-    assert result["precision"] == "fp32" and "CPU" in result["hardware"] and "sentences/s" in r.stdout
+    rows = {(row["engine"], row["search"]): row for row in result["results"]}
+    engines = {"course (PyTorch)", "CTranslate2 float32", "CTranslate2 int8"}
+    assert set(rows) == {(e, s) for e in engines for s in ("greedy", "beam 2")}
+    assert all(row["sentences"] == 6 and row["sentences_per_s"] > 0 and 0 <= row["bleu"] <= 100
+               for row in rows.values())
+    assert rows["course (PyTorch)", "greedy"]["x_ctranslate2_float32"] > 0
+    assert rows["CTranslate2 float32", "greedy"]["same_as_course"] == 6      # greedy is the same function
+    assert "CPU" in result["hardware"] and result["threads"] == 1 and "BLEU" in r.stdout
 
 
 def test_snapshots_keep_more_than_they_average_and_average_any_spacing(tmp_path):

@@ -1,26 +1,40 @@
-"""Translation speed of a model folder (default: the shipped model) on this machine.
+"""Translation speed of the course's Translator against CTranslate2 (float32 and int8), on this machine.
 
-Translates the first --sentences German sentences of a Multi30k split with the package's
-batched decoders (sources of one length decoded together, the key/value cache on), greedy
-and with beam search, in float32, and prints sentences per second for each, with the
-machine, the thread count and the precision. Each measurement is the median of --repeats
-runs after one warm-up. Nothing is asserted: this prints what it measures.
+Translates the first --sentences German captions of a Multi30k split (default: all 1,000 of
+test_2016_flickr) with the course's `Translator` (chapter 10: batches of one source length,
+chapter 8's searches in the form where a finished sentence leaves the batch) and with the same
+model converted to CTranslate2 (chapter 10.4, `transformer.ctranslate`) in float32 and in int8,
+greedily and with beam search, on the same sentences and the same number of threads. Prints,
+for each search and engine, the seconds, sentences per second, the time as a multiple of
+CTranslate2 float32's, and sacreBLEU; with the machine, PyTorch's CPU capability, the bf16
+flags lscpu lists, the threads, the precision and the load average before and after.
+The engines take turns, search by search and repeat by repeat, so that a machine that gets
+busier slows all of them alike and the ratios stay fair; each time is the median of --repeats
+runs after a warm-up. Nothing is asserted: this prints what it measures. Needs CTranslate2:
+pip install "transformer[ctranslate2]".
 
 examples:
-  python tools/bench_translate.py                          # shipped model, 200 test sentences
-  python tools/bench_translate.py --threads 1 --json results/bench/translate-1thread.json
+  python tools/bench_translate.py                        # shipped model, 1,000 test captions, 2 threads
+  python tools/bench_translate.py --sentences 200 --threads 1
+  python tools/bench_translate.py --json                 # also writes results/bench/translate-ct2-<machine>-<threads>.json
 """
 import argparse
 import json
+import os
 import statistics
+import subprocess
+import tempfile
 import time
+from pathlib import Path
 
 import torch
 
 from transformer.data import load_split
 from transformer.machine import cpu_capability, describe_machine
 from transformer.shipped import load_model
-from transformer.translate import ALPHA
+from transformer.translate import ALPHA, _cli
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def parse_args(argv=None):
@@ -29,42 +43,108 @@ def parse_args(argv=None):
     p.add_argument("--model", help="model folder (default: the shipped model)")
     p.add_argument("--data", help="folder with the Multi30k .gz files (default: $MULTI30K_DIR)")
     p.add_argument("--split", default="test_2016_flickr")
-    p.add_argument("--sentences", type=int, default=200, help="sentences translated per run (default 200)")
+    p.add_argument("--sentences", type=int, help="translate only the first N sentences (default: all)")
+    p.add_argument("--threads", type=int, default=2, help="threads of PyTorch and of CTranslate2 (default 2)")
+    p.add_argument("--beam", type=int, default=4, help="beam size of the beam-search runs (default 4)")
     p.add_argument("--batch", type=int, default=64, help="most sentences decoded together (default 64)")
-    p.add_argument("--beam", type=int, default=4, help="beam size of the beam-search run (default 4)")
-    p.add_argument("--repeats", type=int, default=3, help="timed runs per measurement (default 3)")
-    p.add_argument("--threads", type=int, help="torch CPU threads (default: torch's choice)")
-    p.add_argument("--json", help="also write the results to this file")
+    p.add_argument("--repeats", type=int, default=1, help="timed runs per engine and search (default 1)")
+    p.add_argument("--json", nargs="?", const="auto", metavar="PATH",
+                   help="also write the results to PATH (without PATH: results/bench/translate-ct2-<machine>-"
+                        "<threads>.json, the machine as cpu-bf16 or cpu-<PyTorch's capability>)")
     return p.parse_args(argv)
+
+
+def lscpu_bf16_flags():
+    "The flags with bf16 in their name that lscpu lists ('none' if none, 'unknown' without lscpu)."
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    flags = [f for line in out.splitlines() if line.lower().startswith("flags") for f in line.split()[1:]]
+    return " ".join(f for f in flags if "bf16" in f) or "none"
+
+
+def machine_kind(bf16_flags):
+    "cpu-bf16 where the CPU has bfloat16 instructions, else cpu-<PyTorch's capability> (e.g. cpu-avx2)."
+    return "cpu-bf16" if bf16_flags not in ("none", "unknown") else f"cpu-{torch.backends.cpu.get_cpu_capability().lower()}"
+
+
+def engines(translator, folder, threads):
+    "{name: (object with translate_ids, precision)}: the course's Translator, CTranslate2 float32 and int8."
+    from transformer.ctranslate import CTranslate2Translator, export_ctranslate2
+    out = {"course (PyTorch)": (translator, "float32")}
+    for quantization in ("float32", "int8"):
+        path = export_ctranslate2(translator, Path(folder) / quantization,
+                                  None if quantization == "float32" else quantization)
+        out[f"CTranslate2 {quantization}"] = (CTranslate2Translator(path, translator, threads), quantization)
+    return out
+
+
+def bleu(hypotheses, references):
+    "sacreBLEU's corpus BLEU and its signature (as chapter 10 computes it)."
+    import sacrebleu
+    metric = sacrebleu.metrics.BLEU()
+    return metric.corpus_score(hypotheses, [references]).score, str(metric.get_signature())
 
 
 def main(argv=None):
     a = parse_args(argv)
-    if a.threads: torch.set_num_threads(a.threads)
+    torch.set_num_threads(a.threads)
+    load_before = os.getloadavg()
     translator = load_model(a.model, "cpu")
-    german = [de for de, _ in load_split(a.split, a.data)[:a.sentences]]
-    sources = [translator.sentence_ids(s) for s in german]
+    pairs = load_split(a.split, a.data)[:a.sentences]
+    sources = [translator.sentence_ids(de) for de, _ in pairs]
+    references = [en for _, en in pairs]
+    searches = [("greedy", 1), (f"beam {a.beam}", a.beam)]
     rows = []
-    for beam in (1, a.beam):
-        translator.translate_ids(sources[:a.batch], beam, ALPHA, a.batch)          # warm-up
-        times = []
-        for _ in range(a.repeats):
-            start = time.perf_counter()
-            translator.translate_ids(sources, beam, ALPHA, a.batch)
-            times.append(time.perf_counter() - start)
-        seconds = statistics.median(times)
-        rows.append({"decoding": "greedy" if beam == 1 else f"beam {beam}", "sentences": len(sources),
-                     "seconds": round(seconds, 2), "sentences_per_s": round(len(sources) / seconds, 1)})
-        print(f"{rows[-1]['decoding']:>8}: {len(sources)} sentences in {seconds:.2f} s, "
-              f"{rows[-1]['sentences_per_s']} sentences/s")
-    result = {"model": str(a.model or "shipped (models/de-en-cpu)"), "hardware": describe_machine("cpu"),
-              "threads": torch.get_num_threads(), "cpu": cpu_capability(), "precision": "fp32",
-              "batch": a.batch, "kv_cache": True, "results": rows}
-    print(f"machine: {result['hardware']}; precision fp32; batches of up to {a.batch} sentences")
+    with tempfile.TemporaryDirectory() as folder:
+        runners = engines(translator, folder, a.threads)
+        for search, beam in searches:
+            times, outputs = {name: [] for name in runners}, {}
+            for name, (engine, _) in runners.items():                    # warm-up
+                engine.translate_ids(sources[:16], beam, ALPHA, a.batch)
+            for repeat in range(a.repeats):
+                for name, (engine, _) in runners.items():                # one engine after the other
+                    start = time.perf_counter()
+                    outputs[name] = engine.translate_ids(sources, beam, ALPHA, a.batch)
+                    times[name].append(time.perf_counter() - start)
+                    print(f"{search}, {name}: {times[name][-1]:.2f} s (run {repeat + 1} of {a.repeats})",
+                          flush=True)
+            base = statistics.median(times["CTranslate2 float32"])
+            for name, (_, precision) in runners.items():
+                seconds = statistics.median(times[name])
+                score, signature = bleu(outputs[name], references)
+                rows.append({"engine": name, "search": search, "precision": precision, "sentences": len(sources),
+                             "seconds": round(seconds, 2), "sentences_per_s": round(len(sources) / seconds, 1),
+                             "x_ctranslate2_float32": round(seconds / base, 2), "bleu": round(score, 2),
+                             "same_as_course": sum(h == c for h, c in zip(outputs[name], outputs["course (PyTorch)"]))})
+    import ctranslate2
+    bf16 = lscpu_bf16_flags()
+    result = {"model": str(a.model or "shipped (models/de-en-cpu)"), "split": a.split,
+              "hardware": describe_machine("cpu"), "cpu_capability": torch.backends.cpu.get_cpu_capability(),
+              "cpu": cpu_capability(), "lscpu_bf16_flags": bf16, "threads": a.threads, "alpha": ALPHA,
+              "batch": a.batch, "repeats": a.repeats, "torch": torch.__version__,
+              "ctranslate2": ctranslate2.__version__, "load_average_before": [round(x, 2) for x in load_before],
+              "load_average_after": [round(x, 2) for x in os.getloadavg()], "bleu_signature": signature,
+              "results": rows}
+    print(f"\nmachine: {result['hardware']}")
+    print(f"PyTorch CPU capability {result['cpu_capability']}; bf16 flags (lscpu): {bf16}; threads {a.threads} "
+          f"(PyTorch and CTranslate2); course in float32; load average {load_before[0]:.2f} before, "
+          f"{result['load_average_after'][0]:.2f} after")
+    print(f"{'search':<8} {'engine':<20} {'precision':<9} {'seconds':>8} {'sent/s':>8} {'x CT2 fp32':>10} "
+          f"{'BLEU':>6} {'same as course':>15}")
+    for r in rows:
+        print(f"{r['search']:<8} {r['engine']:<20} {r['precision']:<9} {r['seconds']:>8.2f} "
+              f"{r['sentences_per_s']:>8.1f} {r['x_ctranslate2_float32']:>10.2f} {r['bleu']:>6.2f} "
+              f"{r['same_as_course']:>8} of {r['sentences']}")
+    print(f"BLEU: {signature}")
     if a.json:
-        with open(a.json, "w") as f:
-            f.write(json.dumps(result, indent=1) + "\n")
+        path = Path(a.json if a.json != "auto" else
+                    ROOT / "results" / "bench" / f"translate-ct2-{machine_kind(bf16)}-{a.threads}threads.json")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(result, indent=1) + "\n")
+        print(f"wrote {path}")
 
 
 if __name__ == "__main__":
-    main()
+    _cli(main)

@@ -132,9 +132,10 @@ class Snapshots:
         return len(files)
 
 # %% ../chapters/07_checkpoints.ipynb #ck000013
-MODEL_FORMAT = 1   # the model folder's version, kept in its card.json
-MODEL_FILES = {    # what a model folder holds
-    "model.safetensors": "the weights, float16, each tied matrix once",
-    "config.json": "the model's configuration (a checkpoint's model_config)",
-    "tokenizer.json": "the pipeline's state (a checkpoint's pipeline)",
+MODEL_FORMAT = 2   # the model folder's version, kept in its card.json
+MODEL_FILES = {    # what a model folder holds, and who reads each file
+    "model.safetensors": "the weights, float16, each tied matrix once (any framework)",
+    "config.json": "the model's configuration and the course's pipeline entry",
+    "tokenizer.json": "the source's Hugging Face tokenizers file: sentence -> ids "
+                      "ending in <eos>, ids -> sentence (any tokenizers user)",
     "card.json": "how the weights were made, their SHA-256, scores, the format"}

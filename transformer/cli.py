@@ -6,7 +6,7 @@
 __all__ = ['preset', 'train_main', 'translate_main', 'evaluate_main', 'export_main']
 
 # %% ../chapters/12_commands.ipynb #c12cli02
-import argparse, json, os, shlex, sys
+import argparse, json, os, shlex, shutil, sys
 from dataclasses import replace
 from pathlib import Path
 import torch.distributed as dist
@@ -16,7 +16,9 @@ from .checkpoint import Checkpoint, CheckpointError, Snapshots
 from .presets import PRESETS
 from .translate import (ALPHA, InputError, Translator, _cli, _report,
                                    prepare_data, score_split)
-from .shipped import default_model_dir, export_model, load_model
+from .shipped import (TARGET_TOKENIZER, default_model_dir, export_model,
+                                 load_model)
+from .onnx_export import OnnxTranslator, compare_with_pytorch, export_onnx
 from .machine import describe_machine, join_process_group, pick_device
 from .loop import TrainConfig, train
 
@@ -310,36 +312,85 @@ def _export_parser():
     p = argparse.ArgumentParser(prog="transformer-export", description="Write a "
         "checkpoint's model as a folder (float16 safetensors weights, configuration, "
         "tokenizer, card) and score it on val and test_2016_flickr, decoding in "
-        "float32.")
-    p.add_argument("checkpoint", help="e.g. runs/cpu/averaged.pt")
-    p.add_argument("folder", help="e.g. models/de-en-cpu")
+        "float32; and/or convert a model folder for other runtimes.")
+    p.add_argument("checkpoint", nargs="?", help="e.g. runs/cpu/averaged.pt")
+    p.add_argument("folder", nargs="?", help="e.g. models/de-en-cpu")
+    p.add_argument("--model", help="the model folder to convert when no checkpoint is "
+                   "given (default: the shipped model)")
+    p.add_argument("--onnx", metavar="DIR", help="write ONNX graphs (float32, int8) "
+                   "checked against PyTorch on 100 test sentences (extra: onnx)")
+    p.add_argument("--ctranslate2", metavar="DIR", help="write a CTranslate2 model "
+                   "(extra: ctranslate2)")
     p.add_argument("--data", help="folder with the Multi30k .gz files")
     p.add_argument("--beam", type=int, default=4, help="(default: %(default)s)")
     p.add_argument("--alpha", type=float, default=ALPHA, help="(default: %(default)s)")
     return p
 
 # %% ../chapters/12_commands.ipynb #bdd35619
+def _write_folder(a, argv):
+    "a.checkpoint -> the model folder a.folder, scored on both splits as loaded back."
+    translator = Translator.load(a.checkpoint, "cpu")
+    args = sys.argv[1:] if argv is None else argv
+    command = "transformer-export " + shlex.join(args)
+    card = export_model(translator, a.folder, {"checkpoint": a.checkpoint,
+                        "run": translator.info, "export_command": command})
+    shipped, scores = load_model(a.folder, "cpu"), {}   # as a user will load it
+    for split in ("val", "test_2016_flickr"):
+        _, r = score_split(shipped, load_split(split, a.data), a.beam, a.alpha)
+        scores[split] = {k: r[k] for k in ("bleu", "chrf", "bleu_tokenized_lc",
+                         "length_ratio", "sentences", "beam", "alpha", "search_s")}
+        print(f"{split}: BLEU {r['bleu']:.2f}, chrF {r['chrf']:.2f}, tokenized "
+              f"lowercased BLEU {r['bleu_tokenized_lc']:.2f}")
+    card["scores"] = {**scores, "bleu_signature": r["bleu_signature"],
+                      "decoded_in": "float32", "scored_on": describe_machine("cpu")}
+    Path(a.folder, "card.json").write_text(json.dumps(card, indent=1) + "\n")
+    print(f"wrote {a.folder} (sha256 {card['sha256'][:16]}...)")
+    return shipped
+
+# %% ../chapters/12_commands.ipynb #c12cli11
+def _export_onnx(translator, model_folder, out, data):
+    """`translator`'s ONNX graphs in `out`, beside the model folder's tokenizer.json;
+    checked against PyTorch on 100 test sentences, the check kept in onnx.json."""
+    spec = export_onnx(translator.model, out)
+    for name in ("tokenizer.json", TARGET_TOKENIZER):       # the second if there is one
+        if (Path(model_folder) / name).is_file():
+            shutil.copy(Path(model_folder) / name, out)
+    german = [de for de, _ in load_split("test_2016_flickr", data)[:100]]
+    spec["checked"] = {"sentences": "the first 100 of test_2016_flickr, greedy"}
+    for kind in spec["files"]:
+        check = compare_with_pytorch(translator, OnnxTranslator(out, kind == "int8"),
+                                     german)
+        spec["checked"][kind] = check
+        print(f"ONNX {kind}: the same greedy translation as PyTorch for "
+              f"{check['same']} of {check['sentences']} sentences, largest logit "
+              f"difference {check['largest_logit_difference']:.1e}")
+    float32 = spec["checked"]["float32"]
+    if float32["largest_logit_difference"] >= 1e-3 or float32["same"] < len(german):
+        raise InputError(f"{out}: the float32 graphs do not compute what PyTorch "
+                         "computes (see above)")
+    Path(out, "onnx.json").write_text(json.dumps(spec, indent=1) + "\n")
+    print(f"wrote {out}")
+
+# %% ../chapters/12_commands.ipynb #c12cli13
 def export_main(argv=None):
-    """transformer-export: a checkpoint -> a model folder (`export_model`), then scored
-    on val and test_2016_flickr as loaded back (`load_model`); scores in its card."""
-    a = _export_parser().parse_args(argv)
+    """transformer-export: a checkpoint -> a model folder (`export_model`), scored on
+    val and test_2016_flickr as loaded back; and/or the folder -> ONNX (10.3) and
+    CTranslate2 (10.4)."""
+    p = _export_parser()
+    a = p.parse_args(argv)
+    if (a.checkpoint is None) != (a.folder is None) or (a.checkpoint and a.model):
+        p.error("give CHECKPOINT and FOLDER (a new model folder), or neither")
+    if a.checkpoint is None and not (a.onnx or a.ctranslate2):
+        p.error("nothing to do: give CHECKPOINT FOLDER, --onnx or --ctranslate2")
 
     def run():
-        translator = Translator.load(a.checkpoint, "cpu")
-        args = sys.argv[1:] if argv is None else argv
-        command = "transformer-export " + shlex.join(args)
-        card = export_model(translator, a.folder, {"checkpoint": a.checkpoint,
-                            "run": translator.info, "export_command": command})
-        shipped, scores = load_model(a.folder, "cpu"), {}   # as a user will load it
-        for split in ("val", "test_2016_flickr"):
-            _, r = score_split(shipped, load_split(split, a.data), a.beam, a.alpha)
-            scores[split] = {k: r[k] for k in ("bleu", "chrf", "bleu_tokenized_lc",
-                             "length_ratio", "sentences", "beam", "alpha", "search_s")}
-            print(f"{split}: BLEU {r['bleu']:.2f}, chrF {r['chrf']:.2f}, tokenized "
-                  f"lowercased BLEU {r['bleu_tokenized_lc']:.2f}")
-        card["scores"] = {**scores, "bleu_signature": r["bleu_signature"],
-                          "decoded_in": "float32", "scored_on": describe_machine("cpu")}
-        Path(a.folder, "card.json").write_text(json.dumps(card, indent=1) + "\n")
-        print(f"wrote {a.folder} (sha256 {card['sha256'][:16]}...)")
+        folder = a.folder or a.model or default_model_dir()
+        translator = (_write_folder(a, argv) if a.checkpoint
+                      else load_model(folder, "cpu"))
+        if a.onnx:
+            _export_onnx(translator, folder, a.onnx, a.data)
+        if a.ctranslate2:
+            from transformer.ctranslate import export_ctranslate2   # 10.4, optional
+            print(f"wrote {export_ctranslate2(translator, a.ctranslate2)}")
         return 0
     sys.exit(_cli(run))

@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['generate_step', 'greedy_search', 'KVCache', 'length_penalty', 'beam_search_lists', 'beam_search', 'sampling_probs',
-           'sample']
+           'sample', 'shrinking_greedy_search', 'shrinking_beam_search']
 
 # %% ../chapters/08_generation.ipynb #9b513f70
 import math
@@ -126,10 +126,16 @@ class KVCache:
         (beam search), so the cross-attention part is unchanged."""
         rows = torch.arange(len(index), device=index.device)
         if not torch.equal(index // self.repeats, rows // self.repeats):
-            raise ValueError("reorder can only move rows among the beams of one "
-                             "sentence")
-        self.self_kv = [kv if kv is None else (kv[0][index], kv[1][index])
+            raise ValueError("reorder moves rows only among one sentence's beams")
+        self.self_kv = [kv if kv is None else (kv[0].index_select(0, index),
+                                               kv[1].index_select(0, index))
                         for kv in self.self_kv]
+
+    def keep(self, rows):
+        "Keep only `rows` (a LongTensor), in this order: the sentences still decoding."
+        pick = lambda kv: (kv[0].index_select(0, rows), kv[1].index_select(0, rows))
+        self.cross = [pick(kv) for kv in self.cross]
+        self.self_kv = [kv if kv is None else pick(kv) for kv in self.self_kv]
 
     def nbytes(self):
         "Bytes held by all cached keys and values."
@@ -292,3 +298,78 @@ def sample(model, src, bos_id, eos_id, max_len, temperature=1.0, top_k=None, top
         probs = sampling_probs(logits, temperature, top_k, top_p)
         return torch.multinomial(probs, 1, generator=generator).squeeze(-1)
     return _generate(model, src, bos_id, eos_id, max_len, use_cache, choose, ban)
+
+# %% ../chapters/08_generation.ipynb #gsh00007
+def _keep_rows(index, *tensors, cache=None):
+    "The rows `index` (a LongTensor) of each tensor, in this order; the cache's too."
+    if cache is not None: cache.keep(index)
+    return [t.index_select(0, index) for t in tensors]
+
+def _rank_leaving(done, alive, ys, beams, out, ranking):
+    """Rank the beams of the sentences `done` (b,) into out = (hyps, scores), at their
+    places in the batch (`alive`). beams: logp, length, finished, each (b, K);
+    ranking: alpha, n_best, eos_id, pad_id."""
+    if not done.any(): return
+    logp, length, _ = beams
+    rows = ys.view(len(alive), logp.size(1), -1)[done].flatten(0, 1)  # (leaving*K, t)
+    ranked = _rank_beams(rows, logp[done], length[done], *ranking)
+    for b, hyps, scores in zip(alive[done].tolist(), *ranked):
+        out[0][b], out[1][b] = hyps, scores
+
+# %% ../chapters/08_generation.ipynb #gsh00002
+@torch.inference_mode()
+def shrinking_greedy_search(model, src, bos_id, eos_id, max_len, ban=()):
+    """greedy_search (with the cache) where a finished sentence leaves the batch: the
+    same token-id lists, fewer rows per step."""
+    pad_id, was_training, out = model.cfg.pad_id, model.training, [[]] * src.size(0)
+    model.eval()
+    try:
+        memory, src_mask, cache = _run_encoder(model, src)
+        alive = torch.arange(src.size(0), device=src.device)  # (b,): sentences left
+        ys = torch.full((src.size(0), 1), bos_id, dtype=torch.long, device=src.device)
+        for t in range(max_len):
+            logits = generate_step(model, ys, memory, src_mask, cache).float()
+            logits[:, [pad_id, *ban]] = -math.inf                    # (b, vocab)
+            ys = torch.cat([ys, logits.argmax(dim=-1)[:, None]], dim=1)  # (b, t+2)
+            done = torch.full_like(alive, t == max_len - 1, dtype=torch.bool)  # (b,)
+            if eos_id is not None: done |= ys[:, -1] == eos_id      # leaving now
+            for b, row in zip(alive[done].tolist(), ys[done, 1:].tolist()):
+                out[b] = _strip(row, eos_id, pad_id)
+            if done.all(): break
+            keep = (~done).nonzero().squeeze(1)                      # (b',)
+            alive, ys, memory, src_mask = _keep_rows(keep, alive, ys, memory, src_mask,
+                                                     cache=cache)
+    finally:
+        model.train(was_training)
+    return out
+
+# %% ../chapters/08_generation.ipynb #gsh00003
+@torch.inference_mode()
+def shrinking_beam_search(model, src, bos_id, eos_id, max_len, beam_size=4, alpha=0.6,
+                          n_best=1, ban=()):
+    """beam_search where a sentence leaves the batch once its K beams have finished."""
+    B, K, pad_id, dev = src.size(0), beam_size, model.cfg.pad_id, src.device
+    out, was_training = ([[]] * B, [[]] * B), model.training      # (hyps, scores)
+    model.eval()
+    try:
+        memory, src_mask, cache = _run_encoder(model, src, K)       # (B*K, ...)
+        ys, *beams = _start_beams(B, K, bos_id, dev)    # beams: logp, length, finished
+        alive = torch.arange(B, device=dev)                # (b,): sentences left
+        for t in range(max_len):
+            logits = generate_step(model, ys, memory, src_mask, cache).float()
+            step = F.log_softmax(logits, dim=-1)                        # (b*K, V)
+            beam, token, *beams = _extend_beams(step, *beams, alpha, pad_id, eos_id,
+                                                ban)
+            rows = (torch.arange(len(alive), device=dev)[:, None] * K + beam).view(-1)
+            ys = torch.cat([ys.index_select(0, rows), token.view(-1, 1)], dim=1)
+            cache.reorder(rows)
+            done = beams[2].all(dim=1) | (t == max_len - 1)  # (b,): all K finished
+            _rank_leaving(done, alive, ys, beams, out, (alpha, n_best, eos_id, pad_id))
+            if done.all(): break
+            keep = (~done).nonzero().squeeze(1)                      # (b',)
+            alive, *beams = _keep_rows(keep, alive, *beams)
+            rows = (keep[:, None] * K + torch.arange(K, device=dev)).view(-1)
+            ys, memory, src_mask = _keep_rows(rows, ys, memory, src_mask, cache=cache)
+    finally:
+        model.train(was_training)
+    return out

@@ -14,7 +14,7 @@ from .data import (DataError, Tokenizer, Vocab, WordPipeline, load_split,
 from .subwords import SubwordPipeline, pipeline_from_state
 from .model import Transformer, TransformerConfig, count_parameters
 from .checkpoint import Checkpoint, CheckpointError
-from .generation import beam_search, greedy_search
+from .generation import shrinking_beam_search, shrinking_greedy_search
 
 # %% ../chapters/10_translation.ipynb #69ff7bee
 class InputError(ValueError):
@@ -72,12 +72,14 @@ def _search_ids(model, sources, beam_size=4, alpha=ALPHA, batch_size=64, unk=Fal
         # (batch, len_s): sources of one length, no padding
         src = torch.tensor([sources[i] for i in chunk], device=device)
         max_len = output_budget(model, src.size(1))
+        # chapter 8's searches in the form where a finished sentence leaves the batch:
+        # the outputs of beam_search and greedy_search, without decoding finished rows
         if beam_size > 1:                    # the best of each sentence's n-best list
-            nbest = beam_search(model, src, bos, eos, max_len, beam_size=beam_size,
-                                alpha=alpha, ban=ban)[0]
+            nbest = shrinking_beam_search(model, src, bos, eos, max_len, beam_size,
+                                          alpha, ban=ban)[0]
             hyps = [n[0] for n in nbest]
         else:
-            hyps = greedy_search(model, src, bos, eos, max_len, ban=ban)
+            hyps = shrinking_greedy_search(model, src, bos, eos, max_len, ban=ban)
         for i, ids in zip(chunk, hyps):
             out[i] = ids
     return out

@@ -1,0 +1,93 @@
+"""Sphinx extension for the book: chapter 10's translator box, served by the site itself.
+
+Chapter 10's page holds `<div id="tf-translator">`; tools/book_translator.js fills it with a box
+that translates in the reader's browser. This extension
+- adds `_static/translator/translator.js` (as a JavaScript module) to that page, and to no other;
+- exports the shipped model with the course's own command, `transformer-export --onnx`
+  (chapter 10.3: float32 and 8-bit graphs, checked against PyTorch on 100 test sentences), into
+  _build/translator/: started when the build starts, in a process of its own (the build reads
+  the pages on one core, the export uses the other), awaited when the HTML is written;
+- then copies into the site's _static/translator/ what the page loads: the 8-bit graphs, tokenizer.json, onnx.json, the
+  script, and onnxruntime-web's WebAssembly runtime and Hugging Face's JavaScript tokenizers,
+  which the Makefile installs from npm into .cache/translator-js (as MathJax: nothing is loaded
+  from a CDN and nothing is committed).
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "tools" / "book_translator.js"
+RUNTIME = ROOT / ".cache" / "translator-js" / "static"   # filled by `make translator-js`
+RUNTIME_FILES = ["ort.wasm.min.mjs", "ort-wasm-simd-threaded.mjs", "ort-wasm-simd-threaded.wasm",
+                 "tokenizers.min.mjs", "LICENSE-tokenizers.txt", "VERSIONS.txt"]
+MARK = 'id="tf-translator"'
+SITE_DIR = "translator"                                    # under _static/
+
+
+def runtime_files() -> list[Path]:
+    "The npm files the page needs, or a FileNotFoundError that says how to get them."
+    missing = [name for name in RUNTIME_FILES if not (RUNTIME / name).is_file()]
+    if missing:
+        raise FileNotFoundError(f"{RUNTIME / missing[0]} is missing: run `make translator-js` "
+                                "(`make book` does), which installs onnxruntime-web and "
+                                "@huggingface/tokenizers from npm")
+    return [RUNTIME / name for name in RUNTIME_FILES]
+
+
+def start_export(out: Path) -> subprocess.Popen:
+    "Start exporting the shipped model as ONNX into `out` with the course's command."
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    command = [str(Path(sys.executable).parent / "transformer-export"), "--onnx", str(out)]
+    with open(out.parent / "translator.log", "w") as log:      # the child keeps its own handle
+        return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=os.environ)
+
+
+def finish_export(process: subprocess.Popen, out: Path) -> dict:
+    "Wait for the export; its onnx.json, or a RuntimeError with the command's output."
+    code = process.wait()
+    output = (out.parent / "translator.log").read_text()
+    if code != 0:
+        raise RuntimeError(f"{' '.join(process.args)} failed:\n{output}")
+    print(output, end="")
+    return json.loads((out / "onnx.json").read_text())
+
+
+def _builder_inited(app):
+    runtime_files()                                          # fail early, before any page
+    if app.builder.format == "html":
+        app._tf_export = start_export(Path(app.outdir).parent / "translator")
+
+
+def _page_context(app, pagename, templatename, context, doctree):
+    if MARK in context.get("body", ""):
+        app.add_js_file(f"{SITE_DIR}/translator.js", type="module")
+
+
+def _build_finished(app, exception):
+    if app.builder.format != "html":
+        return
+    if exception is not None:                                # the build failed: stop the export
+        app._tf_export.kill()
+        return
+    build = Path(app.outdir).parent                          # _build/
+    spec = finish_export(app._tf_export, build / "translator")
+    site = Path(app.outdir) / "_static" / SITE_DIR
+    shutil.rmtree(site, ignore_errors=True)
+    site.mkdir(parents=True)
+    for name in [*spec["files"]["int8"].values(), "onnx.json", "tokenizer.json"]:
+        shutil.copyfile(build / "translator" / name, site / name)
+    for path in runtime_files():
+        shutil.copyfile(path, site / path.name)
+    shutil.copyfile(SCRIPT, site / "translator.js")
+
+
+def setup(app):
+    app.connect("builder-inited", _builder_inited)
+    app.connect("html-page-context", _page_context)
+    app.connect("build-finished", _build_finished)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
