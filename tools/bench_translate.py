@@ -10,7 +10,9 @@ CTranslate2 float32's, and sacreBLEU; with the machine, PyTorch's CPU capability
 flags lscpu lists, the threads, the precision and the load average before and after.
 The engines take turns, search by search and repeat by repeat, so that a machine that gets
 busier slows all of them alike and the ratios stay fair; each time is the median of --repeats
-runs after a warm-up. Nothing is asserted: this prints what it measures. Needs CTranslate2:
+runs after a warm-up. Each run is a fresh interpreter of its own: CTranslate2 brings its own
+copy of the OpenMP runtime, and once it has run in a process, PyTorch's decoding in that
+process was about 40% slower in a one-off check (2 threads, the AMD EPYC of results/README.md). Nothing is asserted: this prints what it measures. Needs CTranslate2:
 pip install "transformer[ctranslate2]".
 
 examples:
@@ -23,6 +25,7 @@ import json
 import os
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -51,6 +54,10 @@ def parse_args(argv=None):
     p.add_argument("--json", nargs="?", const="auto", metavar="PATH",
                    help="also write the results to PATH (without PATH: results/bench/translate-ct2-<machine>-"
                         "<threads>.json, the machine as cpu-bf16 or cpu-<PyTorch's capability>)")
+    # one timed run in this process, asked for by the bench itself (see the docstring)
+    p.add_argument("--engine", help=argparse.SUPPRESS)
+    p.add_argument("--engine-beam", type=int, help=argparse.SUPPRESS)
+    p.add_argument("--engine-out", help=argparse.SUPPRESS)
     return p.parse_args(argv)
 
 
@@ -69,15 +76,38 @@ def machine_kind(bf16_flags):
     return "cpu-bf16" if bf16_flags not in ("none", "unknown") else f"cpu-{torch.backends.cpu.get_cpu_capability().lower()}"
 
 
-def engines(translator, folder, threads):
-    "{name: (object with translate_ids, precision)}: the course's Translator, CTranslate2 float32 and int8."
-    from transformer.ctranslate import CTranslate2Translator, export_ctranslate2
-    out = {"course (PyTorch)": (translator, "float32")}
-    for quantization in ("float32", "int8"):
-        path = export_ctranslate2(translator, Path(folder) / quantization,
-                                  None if quantization == "float32" else quantization)
-        out[f"CTranslate2 {quantization}"] = (CTranslate2Translator(path, translator, threads), quantization)
-    return out
+ENGINES = {"course (PyTorch)": "float32", "CTranslate2 float32": "float32", "CTranslate2 int8": "int8"}
+
+
+def run_engine(a):
+    "The child's work: warm up, then time one engine on the sentences; seconds and outputs to --engine-out."
+    torch.set_num_threads(a.threads)
+    translator = load_model(a.model, "cpu")
+    sources = [translator.sentence_ids(de) for de, _ in load_split(a.split, a.data)[:a.sentences]]
+    with tempfile.TemporaryDirectory() as folder:
+        engine = translator
+        if a.engine != "course (PyTorch)":
+            from transformer.ctranslate import CTranslate2Translator, export_ctranslate2
+            quantization = None if ENGINES[a.engine] == "float32" else ENGINES[a.engine]
+            path = export_ctranslate2(translator, Path(folder) / "ct2", quantization)
+            engine = CTranslate2Translator(path, translator, a.threads)
+        engine.translate_ids(sources[:16], a.engine_beam, ALPHA, a.batch)          # warm-up
+        start = time.perf_counter()
+        outputs = engine.translate_ids(sources, a.engine_beam, ALPHA, a.batch)
+        seconds = time.perf_counter() - start
+    Path(a.engine_out).write_text(json.dumps({"seconds": seconds, "outputs": outputs}))
+
+
+def timed(a, name, beam):
+    "One engine's run in a fresh interpreter: (seconds, outputs)."
+    options = [f"--{k}={v}" for k, v in (("model", a.model), ("data", a.data), ("split", a.split),
+               ("sentences", a.sentences), ("threads", a.threads), ("batch", a.batch)) if v is not None]
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "run.json"
+        subprocess.run([sys.executable, __file__, *options, "--engine", name, "--engine-beam", str(beam),
+                        "--engine-out", str(out)], check=True)
+        run = json.loads(out.read_text())
+    return run["seconds"], run["outputs"]
 
 
 def bleu(hypotheses, references):
@@ -89,35 +119,30 @@ def bleu(hypotheses, references):
 
 def main(argv=None):
     a = parse_args(argv)
+    if a.engine:
+        return run_engine(a)
     torch.set_num_threads(a.threads)
     load_before = os.getloadavg()
-    translator = load_model(a.model, "cpu")
-    pairs = load_split(a.split, a.data)[:a.sentences]
-    sources = [translator.sentence_ids(de) for de, _ in pairs]
-    references = [en for _, en in pairs]
+    references = [en for _, en in load_split(a.split, a.data)[:a.sentences]]
     searches = [("greedy", 1), (f"beam {a.beam}", a.beam)]
     rows = []
-    with tempfile.TemporaryDirectory() as folder:
-        runners = engines(translator, folder, a.threads)
-        for search, beam in searches:
-            times, outputs = {name: [] for name in runners}, {}
-            for name, (engine, _) in runners.items():                    # warm-up
-                engine.translate_ids(sources[:16], beam, ALPHA, a.batch)
-            for repeat in range(a.repeats):
-                for name, (engine, _) in runners.items():                # one engine after the other
-                    start = time.perf_counter()
-                    outputs[name] = engine.translate_ids(sources, beam, ALPHA, a.batch)
-                    times[name].append(time.perf_counter() - start)
-                    print(f"{search}, {name}: {times[name][-1]:.2f} s (run {repeat + 1} of {a.repeats})",
-                          flush=True)
-            base = statistics.median(times["CTranslate2 float32"])
-            for name, (_, precision) in runners.items():
-                seconds = statistics.median(times[name])
-                score, signature = bleu(outputs[name], references)
-                rows.append({"engine": name, "search": search, "precision": precision, "sentences": len(sources),
-                             "seconds": round(seconds, 2), "sentences_per_s": round(len(sources) / seconds, 1),
-                             "x_ctranslate2_float32": round(seconds / base, 2), "bleu": round(score, 2),
-                             "same_as_course": sum(h == c for h, c in zip(outputs[name], outputs["course (PyTorch)"]))})
+    runners = ENGINES                                                # name: precision
+    for search, beam in searches:
+        times, outputs = {name: [] for name in runners}, {}
+        for repeat in range(a.repeats):
+            for name in runners:                                     # one engine after the other
+                seconds, outputs[name] = timed(a, name, beam)
+                times[name].append(seconds)
+                print(f"{search}, {name}: {times[name][-1]:.2f} s (run {repeat + 1} of {a.repeats})",
+                      flush=True)
+        base = statistics.median(times["CTranslate2 float32"])
+        for name, precision in runners.items():
+            seconds = statistics.median(times[name])
+            score, signature = bleu(outputs[name], references)
+            rows.append({"engine": name, "search": search, "precision": precision, "sentences": len(references),
+                         "seconds": round(seconds, 2), "sentences_per_s": round(len(references) / seconds, 1),
+                         "x_ctranslate2_float32": round(seconds / base, 2), "bleu": round(score, 2),
+                         "same_as_course": sum(h == c for h, c in zip(outputs[name], outputs["course (PyTorch)"]))})
     import ctranslate2
     bf16 = lscpu_bf16_flags()
     result = {"model": str(a.model or "shipped (models/de-en-cpu)"), "split": a.split,
