@@ -61,9 +61,15 @@ def test_graphs_compute_the_models_forward_pass_at_unseen_shapes(exported):
         if batch > 1 and len_s > 2:
             src[1, -2:] = PAD                                 # padding the graph must mask
         tgt = torch.cat([torch.full((batch, 1), BOS), torch.randint(4, 40, (batch, len_t - 1), generator=gen)], 1)
-        with torch.no_grad():
-            memory = model.encode(src, padding_mask(src, PAD))
-            expected = model(src, tgt)[:, -1]                 # Transformer.forward, masks of its own
+        cross = model.decoder.layers[-1].cross_attn
+        cross.store_weights = True                            # chapter 2's switch, in PyTorch
+        try:
+            with torch.no_grad():
+                memory = model.encode(src, padding_mask(src, PAD))
+                expected = model(src, tgt)[:, -1]             # Transformer.forward, masks of its own
+            expected_attention = cross.weights[:, :, -1]      # the last target position's row
+        finally:
+            cross.store_weights = False
         got_memory = encoder.run(None, {"src": src.numpy()})[0]
         real = padding_mask(src, PAD)[:, 0, 0]                # rows at padded positions are never read
         np.testing.assert_allclose(got_memory[real.numpy()], memory[real].numpy(), atol=1e-4)
@@ -71,6 +77,7 @@ def test_graphs_compute_the_models_forward_pass_at_unseen_shapes(exported):
         assert logits.shape == (batch, model.cfg.out_vocab or model.cfg.tgt_vocab)
         np.testing.assert_allclose(logits, expected.numpy(), atol=1e-4)
         assert attention.shape == (batch, model.cfg.h, len_s)
+        np.testing.assert_allclose(attention, expected_attention.numpy(), atol=1e-5)
         np.testing.assert_allclose(attention.sum(-1), 1.0, atol=1e-5)
         assert (attention[~real.numpy()[:, None, :].repeat(model.cfg.h, 1)] == 0).all()
 
