@@ -1,10 +1,11 @@
 # The commands a learner types. `make book` and `make test` set everything up on first use.
 #
 #   make book      create .venv, install everything, export the package, build the book
-#                  (every chapter is executed) into _build/html/index.html
+#                  into _build/html/index.html (executing the chapters whose code or inputs
+#                  changed since the last build: every chapter, the first time)
 #   make test      create .venv if needed, then run the whole test suite (pytest): it
-#                  checks the book in a headless browser, building it afresh unless
-#                  _build/ holds a `make book` build of exactly the same inputs
+#                  builds the book the same way (right after `make book`: nothing to do)
+#                  and checks it in a headless browser
 #   make quicktest the suite without its slow end-to-end group (pytest -m "not e2e": no
 #                  book build, no real training runs), for a quick check while editing
 #   make lab       open the chapters in JupyterLab
@@ -79,16 +80,15 @@ book: export
 	@$(MAKE) --no-print-directory site
 
 # The book from the package as it is (no export): what the tests build and check.
-# tools/book_build.py runs the two steps, printing and logging them to _build/book.log: every
-# chapter is executed into the jupyter-cache, side by side, by tools/book_execute.py (a failing
-# chapter stops here, after all have run, each failure with its traceback); `jupyter-book
-# build` then reads the outputs from the cache (`execute_notebooks: cache` in _config.yml).
-# A finished build is stamped (_build/book.stamp.json) with a digest of everything it was made
-# from. SITE_REUSE=1 (what tests/test_book.py passes) keeps a stamped build whose inputs are
-# all unchanged instead of building again; `make book` always builds.
-SITE_REUSE ?=
+# tools/book_build.py runs the two steps, printing and logging them to _build/book.log:
+# tools/book_execute.py executes, side by side, the chapters whose outputs the jupyter-cache
+# (_build/.jupyter_cache, kept between builds) does not hold for their code cells and for what
+# they read (a failing chapter stops here, after all have run, each failure with its
+# traceback); `jupyter-book build` then reads the outputs from the cache (`execute_notebooks:
+# cache` in _config.yml), and Sphinx reads again only the pages that changed. Nothing changed
+# since the last build: nothing is executed, nothing read again. `make clean` starts afresh.
 site: $(STAMP) $(MJ_STAMP) $(JS_STAMP)
-	$(BIN)/python tools/book_build.py $(if $(filter 1,$(SITE_REUSE)),--reuse) $(BOOK_FLAGS)
+	$(BIN)/python tools/book_build.py $(BOOK_FLAGS)
 	@echo "The book: $(CURDIR)/_build/html/index.html"
 
 mathjax: $(MJ_STAMP)
@@ -115,10 +115,10 @@ $(JS_STAMP):
 	rm -rf $(JS_DIR)/node_modules $(JS_DIR)/package.json $(JS_DIR)/package-lock.json
 	touch $@
 
-# The whole test suite. tests/test_book.py runs `make site SITE_REUSE=1` itself and checks the
-# result in headless Chromium: right after `make book` (nothing changed since) it checks that
-# build; otherwise (a clean checkout, CI, any input changed) it builds afresh, every chapter
-# executed. The terminal summary says which.
+# The whole test suite. tests/test_book.py runs `make site` itself and checks the result in
+# headless Chromium: right after `make book` (nothing changed since) that build executes no
+# chapter and reads no page; on a clean checkout (CI) it executes every chapter. The terminal
+# summary says what it did.
 # The tests keep every core busy already (a test file per worker, the book's chapters side by
 # side), so each process gets one PyTorch thread: processes that each used every core would slow
 # each other down. TEST_THREADS=N changes it.

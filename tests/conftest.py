@@ -16,7 +16,7 @@ SHARED_COPY = ROOT.parent / "shared" / "data" / "multi30k"
 # The files the tests read: the splits the package loads by default.
 MULTI30K_FILES = tuple(f"{split}.{lang}.gz" for split in ("train", "val", "test_2016_flickr")
                        for lang in ("de", "en"))
-# tests/test_book.py writes here whether it reused `make book`'s build or built the book;
+# tests/test_book.py writes here what its build did (chapters executed, pages read again);
 # the terminal summary repeats it.
 BOOK_DECISION = ROOT / "_build" / "book.tested.txt"
 # tests/test_book.py writes what the translator box measured in Chromium (load and translation
@@ -25,16 +25,20 @@ TRANSLATOR_TIMES = ROOT / "_build" / "translator.tested.txt"
 
 
 # The test files that take longest, longest first. Seconds on the 2-core machine the course is
-# tested on (2026-11), one file at a time on an otherwise quiet machine: the translation commands
-# 370 (about 60 fresh interpreters), the grader 250 (120 of them the capstone's full marks: two
-# toy trainings); the book's checks about 150 when `make book`'s build is reused, about 420 more
-# when the tests build it; the capstone about 180 (three of those toy trainings, not measured alone).
+# tested on (2026-11), one file at a time: the translation commands 370 (about 60 fresh
+# interpreters), the grader 250 (the capstone's full marks: a toy training of the learner's
+# model, and one of the package's unless its result is cached, see
+# transformer_course/grader/capstone.py); the book's checks about 150 after `make book` (whose
+# build the tests' build then leaves as it is), about 420 more when the tests execute the
+# chapters; the training loop 170 in one test alone (torch.compile's first compilation, on a
+# busy machine); the capstone two toy trainings of about 45 s each (a third when the package's
+# run is not cached yet).
 # Under `make test` (pytest-xdist, --dist loadfile) a worker takes the next file in this order as
 # soon as it is almost done with its own, so the long files start at once and short ones fill
 # the end. The other files follow in their usual order.
-LONGEST_FIRST = ["test_book.py", "test_translate.py", "test_grader.py", "test_capstone.py",
-                 "test_ddp.py", "test_install_cell.py", "test_subwords.py", "test_figures.py",
-                 "test_generation.py", "test_bench_training.py", "test_loop.py", "test_data.py"]
+LONGEST_FIRST = ["test_book.py", "test_translate.py", "test_grader.py", "test_loop.py", "test_capstone.py",
+                 "test_ddp.py", "test_install_cell.py", "test_onnx.py", "test_subwords.py", "test_figures.py",
+                 "test_generation.py", "test_bench_training.py", "test_data.py"]
 
 
 def pytest_configure(config):
@@ -46,7 +50,7 @@ def pytest_configure(config):
 
 def pytest_collection_modifyitems(items):
     """The files in the order of LONGEST_FIRST, the book's tests first: under pytest-xdist the worker
-    that gets tests/test_book.py starts the book build (or the checks of `make book`'s build) at
+    that gets tests/test_book.py starts the book build (nothing to do right after `make book`) at
     once, while the other workers share the rest, longest first."""
     rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
@@ -124,7 +128,7 @@ def pytest_sessionstart(session):
 
 
 def pytest_terminal_summary(terminalreporter, config):
-    "Say whether tests/test_book.py checked the build `make book` left, or built the book itself."
+    "Say what tests/test_book.py's build did: how many chapters it executed, how many pages it read again."
     start = getattr(config, "_book_session_start", None)
     if start and BOOK_DECISION.is_file() and BOOK_DECISION.stat().st_mtime >= start:
         terminalreporter.write_sep("-", "the book")

@@ -20,7 +20,7 @@ from torch import nn  # noqa: E402
 from transformer.encoder import FeedForward  # noqa: E402
 from transformer.machine import CheapDropout  # noqa: E402
 from transformer.model import Transformer  # noqa: E402
-from transformer.training import LabelSmoothingLoss  # noqa: E402
+from transformer.fused_loss import FusedLabelSmoothingLoss  # noqa: E402
 
 SMALL = ["--preset", "tiny", "--vocab", "50", "--tokens", "40", "--src-len", "5", "--tgt-len", "6",
          "--steps", "1", "--warmup", "0", "--rounds", "1", "--threads", "1"]
@@ -81,7 +81,7 @@ def test_rows_train_the_way_their_names_say(monkeypatch):
             else:
                 layer = model.stacks.encoder.layers[0]
                 ffn, attn = {layer.dropout.p}, {layer.self_attn.dropout}
-            fused_loss = isinstance(loss, LabelSmoothingLoss) and loss.fused
+            fused_loss = isinstance(loss, FusedLabelSmoothingLoss)
             seen[row] = seen[row] or (type(model).__name__, logits.dtype, bool(sdpa_calls), ffn, attn, fused_loss)
             widths[names[row]] = logits.size(-1)
             return logits

@@ -1,26 +1,23 @@
-"""The book: built once per test session (or the build `make book` just made, when it was made
-from exactly today's inputs), then checked as a reader would see it.
+"""The book: built once per test session with `make site`, as `make book` builds it, then
+checked as a reader would see it.
 
-The session fixture runs `make site SITE_REUSE=1` (the book build of `make book` without
-re-exporting the package, so that tests/test_export.py still checks the committed package).
-tools/book_build.py then either builds: wipes _build/html, executes every chapter into the
-jupyter-cache (tools/book_execute.py), builds from the cache and fails on any warning or
-failing cell; or, when _build/book.stamp.json records a finished build made from exactly the
-inputs of now (every file of the repository outside tests/ by content, the Python environment,
-the Multi30k files, the environment variables the chapters read, the machine, the build's
-flags) and the pages, jupyter-cache and log it wrote are unchanged, checks that build instead.
-A clean checkout (CI) has no stamp and always builds. Which of the two happened is printed in
-pytest's terminal summary ("the book") and in _build/book.tested.txt.
+The session fixture runs `make site` (the book build of `make book` without re-exporting the
+package, so that tests/test_export.py still checks the committed package). tools/book_build.py
+executes only the chapters whose outputs its jupyter-cache (kept in _build/ between builds) does
+not hold for their code cells and what they read, and Sphinx reads again only the pages that
+changed: right after `make book` nothing is executed and nothing read again; a clean checkout
+(CI) executes every chapter. The build fails on any warning or failing cell. What it did is
+printed in pytest's terminal summary ("the book") and in _build/book.tested.txt.
 The checks themselves live in tools/check_site.py (also usable by hand:
 `python tools/check_site.py`). The browser tests need Chromium and its chromedriver (Debian:
 `apt-get install chromium chromium-driver`; Selenium drives them); without them they are
 skipped, except in CI (CI=true), where they fail.
 
-Each chapter is executed once per test run, by this build; the per-chapter tests below read
-the executed notebooks from the build's jupyter-cache instead of running the chapters again. (`make nbtest` runs them under nbdev's own runner, for chapter authors.)
+Each chapter is executed at most once per test run, by this build; the per-chapter tests below
+read the executed notebooks from the build's jupyter-cache instead of running the chapters
+again. (`make nbtest` runs them under nbdev's own runner, for chapter authors.)
 
-BOOK_REUSE=1 checks the existing _build/html whatever it was built from (for quick iteration
-only; `make test` reuses a build only when its stamp matches).
+BOOK_REUSE=1 checks the existing _build/html without building (for quick iteration only).
 
 These tests are the slowest of the suite: they carry the `e2e` mark (pytest -m "not e2e" skips them).
 """
@@ -36,10 +33,11 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
+import book_execute  # noqa: E402
 import check_site  # noqa: E402
 import figure_check  # noqa: E402
 import translator_check  # noqa: E402
-from conftest import BOOK_DECISION, TRANSLATOR_TIMES, skip_or_fail  # noqa: E402
+from conftest import BOOK_DECISION, SHARED_COPY, TRANSLATOR_TIMES, skip_or_fail  # noqa: E402
 
 # Under pytest-xdist, `make test` sends each test file to one worker (--dist loadfile), so the
 # session fixture below builds the book once.
@@ -52,33 +50,33 @@ pytestmark = pytest.mark.e2e
 
 @pytest.fixture(scope="session")
 def build():
-    """Build the book once, or keep `make book`'s build of the same inputs: (exit status, the
-    build's log). The decision is printed and written to BOOK_DECISION (the terminal summary)."""
+    """Build the book once, as `make book` does (nothing to do right after it): (exit status, the
+    build's log). What the build did is printed and written to BOOK_DECISION (the terminal summary)."""
     if os.environ.get("BOOK_REUSE") == "1" and HTML.is_dir():
         return 0, "(BOOK_REUSE=1: existing build checked)"
     LOG.parent.mkdir(exist_ok=True)
     bindir = Path(sys.executable).parent  # the environment running the tests builds the book
     # the environment as it is: chapter 10's live run lasts $BOOK_TRAIN_MINUTES, 1 by default,
-    # as in `make book` (whose build can only be reused when the two agree)
-    r = subprocess.run(["make", "--no-print-directory", "site", f"BIN={bindir}", "SITE_REUSE=1"],
+    # as in `make book` (a chapter is executed again when a variable it reads differs)
+    r = subprocess.run(["make", "--no-print-directory", "site", f"BIN={bindir}"],
                        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    decision = next((l for l in r.stdout.splitlines() if l.startswith("book: ")),
-                    f"book: `make site` failed before tools/book_build.py ran (exit {r.returncode})")
+    said = [l for l in r.stdout.splitlines() if l.startswith("book: ")]
+    decision = said[-1] if said else f"book: `make site` failed before tools/book_build.py ran (exit {r.returncode})"
     if r.returncode:
         decision += f"; the build failed (exit status {r.returncode}), see {LOG}"
-    print(decision)
+    print(*said, sep="\n")
     BOOK_DECISION.write_text(decision + "\n")
-    # the log of the build checked (the stamped one, when reused; make's own output when it failed)
+    # the log of the build (make's own output when it failed before the build wrote one)
     log = LOG.read_text() if r.returncode == 0 and LOG.is_file() else r.stdout
     return r.returncode, log
 
 
 def test_the_build_checked_is_named(build):
-    "The session says whether it built the book or reused `make book`'s build of the same inputs."
+    "The session says what its build did: how many chapters it executed, how many pages Sphinx read."
     if os.environ.get("BOOK_REUSE") == "1":
         pytest.skip("BOOK_REUSE=1: the existing build is checked, whatever it was built from")
     said = BOOK_DECISION.read_text()
-    assert said.startswith(("book: building", "book: reused")), said
+    assert said.startswith("book: built; executed "), said
     print(said)
 
 
@@ -104,16 +102,23 @@ def test_book_builds(build):
 
 
 def test_the_build_read_every_chapter_from_the_cache(build, docs):
-    """tools/book_execute.py executed every chapter into the jupyter-cache before the build,
-    and the build itself executed none (myst-nb took every notebook from the cache)."""
+    """Every chapter has its outputs in the jupyter-cache for its cells and for what it reads as
+    they are now (tools/book_execute.py has nothing left to execute), and the build itself
+    executed none (myst-nb took every page it read from the cache)."""
     rc, log = build
     if os.environ.get("BOOK_REUSE") == "1":
         pytest.skip("BOOK_REUSE=1: no build log")
+    assert rc == 0
+    env = dict(os.environ)
+    if not env.get("MULTI30K_DIR") and SHARED_COPY.is_dir():      # what the Makefile exports
+        env["MULTI30K_DIR"] = str(SHARED_COPY)
+    plan = book_execute.plan(ROOT, sources=book_execute.Sources(ROOT, env))
     notebooks = [d for d in docs if (ROOT / f"{d}.ipynb").is_file()]
+    assert sorted(plan) == sorted(notebooks)
+    assert {d: why for d, (*_, why) in plan.items() if why} == {}
     plain = re.sub(r"\x1b\[[0-9;]*m", "", log)
-    assert f"executed {len(notebooks)} of {len(notebooks)} chapters" in plain
     assert "Executing notebook" not in plain, "myst-nb executed a chapter the cache did not have"
-    assert plain.count("Using cached notebook") == len(notebooks)
+    assert re.search(r"taken from the cache", plain), plain[-2000:]
 
 
 def test_toc_chapters_are_on_the_site(html, docs):
@@ -121,10 +126,21 @@ def test_toc_chapters_are_on_the_site(html, docs):
     assert check_site.check_toc_pages(html, docs) == []
 
 
+def book_files():
+    "Every page of chapters/ and its sub-folders (practice/): notebooks and Markdown files, as toc names."
+    return {f"chapters/{p.relative_to(ROOT / 'chapters').with_suffix('').as_posix()}"
+            for suffix in ("*.ipynb", "*.md") for p in (ROOT / "chapters").rglob(suffix)
+            if ".ipynb_checkpoints" not in p.parts}
+
+
 def test_every_chapter_is_in_the_toc(docs):
-    "A chapter notebook that the toc forgets would silently be left out of the book."
-    chapters = {f"chapters/{p.stem}" for p in (ROOT / "chapters").glob("*.ipynb")}
-    assert sorted(chapters - set(docs)) == []
+    """A page that the toc forgets would silently be left out of the book: every notebook and Markdown
+    page of chapters/, the practice pages that the toc lists by a glob included, and the toc's parts."""
+    assert sorted(book_files() - set(docs)) == []
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    captions = [part.get("caption") for part in toc.get("parts", [])]
+    assert captions[:2] == ["Part I. The Transformer", "Part II. Engineering the translator"], captions
+    assert "Practice" in captions
 
 
 def test_only_toc_pages_no_solutions(html, docs):
@@ -183,15 +199,13 @@ def test_the_answer_check_notices_a_missing_or_open_answer(tmp_path):
 
 # The chapter that links each exercise, where the exercise's number is not its chapter's: the capstone
 # (exercise 9) closes chapter 7, and the sub-words exercise (10) goes with section 9.1.
-EXERCISE_CHAPTERS = {"07": "07_training", "09": "07_training", "10": "09_subwords"}
+EXERCISE_CHAPTERS = {"capstone": "07_training", "09_1_subwords": "09_subwords"}
 
 
 def exercise_chapter(name):
     "The chapter (its file name in chapters/, without .ipynb) that links exercise `name`, e.g. '01_attention.ipynb'."
-    if name[:2] in EXERCISE_CHAPTERS:
-        return EXERCISE_CHAPTERS[name[:2]]
-    [nb] = (ROOT / "chapters").glob(f"{name[:2]}_*.ipynb")
-    return nb.stem
+    stem = name.removesuffix(".ipynb")
+    return EXERCISE_CHAPTERS.get(stem, stem)
 
 
 def chapter_markdown(stem):

@@ -4,7 +4,8 @@ The whole book (tests/test_book.py) is built this way; these tests check the mec
 book of two small notebooks: a chapter that runs is cached so that myst-nb finds it (the same
 lookup as `execute_notebooks: cache`), a chapter whose cell raises is reported and fails the
 run, kernels run in the chapter's folder with the figures' site setting; and the order in which
-the chapters start keeps the processes about equally busy.
+the chapters start keeps the processes about equally busy. Which chapters run again at the next
+build is tests/test_book_build.py's subject.
 """
 import heapq
 import json
@@ -85,15 +86,13 @@ def test_chapters_are_executed_into_the_cache_and_a_failing_cell_fails(book, mon
     monkeypatch.setenv("TRANSFORMER_FIGURES_SITE", "0")          # execute() sets it; undone after
     cache_dir = book_execute.cache_path(book)
     assert cache_dir == book / "_build" / ".jupyter_cache"
-    cache_dir.mkdir(parents=True)
-    (cache_dir / "stale").write_text("left by an earlier build")
     lines = []
     assert book_execute.execute(book, nproc=2, out=lines.append) == 1
     log = "\n".join(lines)
-    assert not (cache_dir / "stale").exists(), "the cache was not emptied first"
+    assert lines.index("ch/bad: executing (not in the cache)") < lines.index("ch/good: executing (not in the cache)")
     assert "ch/bad.ipynb: ERROR" in log and "the cell that fails" in log, log
     assert "ch/good.ipynb: ERROR" not in log, log
-    assert "executed 1 of 2 chapters in 2 processes" in log, log
+    assert "executed 1 of the 2 chapters to run in 2 processes" in log, log
 
     # what myst-nb does in cache mode: look the notebook up by its code
     cache = get_cache(str(cache_dir))
@@ -102,18 +101,23 @@ def test_chapters_are_executed_into_the_cache_and_a_failing_cell_fails(book, mon
     outputs = ["".join(o.get("text", "")) for c in merged.cells for o in c.outputs]
     assert outputs == ["read from the chapter's folder\n", "site 1\n"], outputs
     assert record.data["execution_seconds"] > 0
-    with pytest.raises(KeyError):
+    with pytest.raises(KeyError):                                 # no record of the failing chapter
         cache.match_cache_notebook(nbformat.read(book / "ch" / "bad.ipynb", 4))
+    # the next build runs the failing chapter again, and only it
+    lines.clear()
+    assert book_execute.execute(book, nproc=2, out=lines.append) == 1
+    assert [l for l in lines if ": executing (" in l] == ["ch/bad: executing (not in the cache)"]
 
 
 def test_the_build_settings_are_the_ones_the_script_reads():
-    "_config.yml builds from the cache, and the book_parallel Sphinx patch is gone."
+    "_config.yml builds from the cache, loads this script as an extension, and the book_parallel Sphinx patch is gone."
     import yaml
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
     assert config["execute"]["execute_notebooks"] == "cache"
     assert config["execute"]["allow_errors"] is False
     assert "book_parallel" not in json.dumps(config)
+    assert config["sphinx"]["local_extensions"]["book_execute"] == "tools/"
     # `make site` runs tools/book_build.py, whose first step is this script
     import book_build
     assert "$(BIN)/python tools/book_build.py" in (ROOT / "Makefile").read_text()
-    assert book_build.default_commands([])[0][1:] == [str(ROOT / "tools" / "book_execute.py")]
+    assert book_build.default_commands([])[0][1:] == [str(ROOT / "tools" / "book_execute.py"), str(ROOT)]

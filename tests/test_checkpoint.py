@@ -1,14 +1,15 @@
 """Tests for transformer.checkpoint (chapter 7.1): the one checkpoint format, its version, atomic writes, one-line
-errors, snapshots and their average."""
+errors, the resumable sampler, snapshots and their average."""
 from dataclasses import asdict, fields
 
 import pytest
 import torch
 from torch import nn
 import transformer.checkpoint as checkpoint
-from transformer.checkpoint import (FORMAT, MODEL_FILES, Checkpoint, CheckpointError, Snapshots)
+from transformer.checkpoint import (FORMAT, MODEL_FILES, Checkpoint, CheckpointError, ResumableSampler, Snapshots)
 from transformer.model import Transformer, TransformerConfig
-from transformer.training import average_weights
+from transformer.training import TokenBatchSampler, average_weights
+from training_helpers import random_lengths
 
 
 def small_model(seed=0):
@@ -106,6 +107,42 @@ def test_only_a_run_can_be_resumed(tmp_path):
     kept = Checkpoint.load(tmp_path / "averaged.pt")
     assert kept.optimizer is kept.sampler is kept.ranks is kept.history is None
     assert (kept.plan, kept.pipeline, kept.command) == (run.plan, run.pipeline, run.command)
+
+
+def epoch(sampler):
+    return [list(b) for b in sampler]
+
+
+def test_sampler_resumes_mid_epoch():
+    src, tgt = random_lengths()
+    reference = epoch(TokenBatchSampler(src, tgt, 200, seed=5))               # chapter 7's sampler, uninterrupted
+    s = ResumableSampler(src, tgt, 200, seed=5)
+    it = iter(s)
+    seen = [next(it) for _ in range(4)]
+    state = s.state_dict()
+    assert state == {"epoch": 0, "position": 4, "seed": 5}
+    resumed = ResumableSampler(src, tgt, 200, seed=0)                         # the seed comes from the state
+    resumed.load_state_dict(state)
+    rest = epoch(resumed)
+    assert seen + rest == reference
+    assert resumed.state_dict() == {"epoch": 1, "position": 0, "seed": 5}
+    # the epoch after the resumed one equals the uninterrupted sampler's second epoch
+    uninterrupted = TokenBatchSampler(src, tgt, 200, seed=5)
+    epoch(uninterrupted)
+    assert epoch(resumed) == epoch(uninterrupted)
+
+
+def test_a_finished_epoch_moves_the_resumable_sampler_on():
+    src, tgt = random_lengths(seed=2)
+    s = ResumableSampler(src, tgt, 150, seed=1)
+    first = epoch(s)
+    assert s.state_dict() == {"epoch": 1, "position": 0, "seed": 1}
+    assert first == TokenBatchSampler(src, tgt, 150, seed=1).batches()     # chapter 7's batches
+    second = epoch(s)
+    assert second != first
+    fresh = ResumableSampler(src, tgt, 150, seed=1)
+    fresh.load_state_dict({"epoch": 1, "position": 0, "seed": 1})
+    assert epoch(fresh) == second
 
 
 def test_average_weights_against_torch_mean():

@@ -33,22 +33,82 @@ def test_env_variable(data_dir, monkeypatch):
 
 def test_missing_folder_is_a_clear_error(tmp_path, monkeypatch):
     monkeypatch.delenv("MULTI30K_DIR", raising=False)
-    with pytest.raises(DataError, match="train.de.gz"):
+    with pytest.raises(DataError, match="no data folder .*nowhere"):
         multi30k_dir(tmp_path / "nowhere")
     (tmp_path / "train.de.gz").write_bytes(gzip.compress(b"x\n"))
-    with pytest.raises(DataError, match="train.en.gz"):      # half a split is missing
-        multi30k_dir(tmp_path, ["train"])
+    with pytest.raises(DataError, match="no 'en' file for 'train'.*it has train.de.gz"):
+        multi30k_dir(tmp_path, ["train"])                 # half a split is missing
     monkeypatch.setenv("MULTI30K_DIR", str(tmp_path / "nowhere"))
     with pytest.raises(DataError):
         load_split("val")
     with pytest.raises(DataError, match="unknown split"):
         split_files("test_2099")
+    with pytest.raises(DataError, match="Multi30k has no language 'xx'"):
+        split_files("val", ("de", "xx"))
+
+
+def write_corpus(folder, split, texts, gz=False):
+    "Files SPLIT.LANG (or .gz) holding `texts[lang]` (bytes) in `folder`."
+    folder.mkdir(parents=True, exist_ok=True)
+    for lang, data in texts.items():
+        name = f"{split}.{lang}" + (".gz" if gz else "")
+        (folder / name).write_bytes(gzip.compress(data) if gz else data)
+
+
+# Each malformed corpus: (files of split "val", load_split's languages, the one line expected)
+BAD_CORPORA = {
+    "a missing split": ({}, ("xx", "yy"), r"has no split 'val' \(no file val.LANG or val.LANG.gz\)"),
+    "a language without a file": ({"xx": b"a\n", "zz": b"b\n"}, ("xx", "yy"),
+                                  r"has no 'yy' file for 'val' .*it has val.xx, val.zz"),
+    "different line counts": ({"xx": b"a\nb\nc\n", "yy": b"a\nb\n"}, ("xx", "yy"),
+                              r"val: 3 lines in val.xx but 2 in val.yy"),
+    "a line that is not UTF-8": ({"xx": b"a\nb\xff\xfec\n", "yy": b"a\nb\n"}, ("xx", "yy"),
+                                 r"val.xx: line 2 is not UTF-8"),
+    "an empty line": ({"xx": b"a\n\nc\n", "yy": b"a\nb\nc\n"}, ("xx", "yy"),
+                      r"val.xx: line 2 is empty"),
+    "a source equal to the target": ({"xx": b"a\n"}, ("xx", "xx"),
+                                     r"the source and target languages are both 'xx'"),
+    "an empty file": ({"xx": b"", "yy": b"a\n"}, ("xx", "yy"), r"val.xx is empty"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_CORPORA))
+def test_a_bad_corpus_is_one_clear_error(tmp_path, case):
+    files, langs, message = BAD_CORPORA[case]
+    write_corpus(tmp_path, "val", files)
+    with pytest.raises(DataError, match=message) as e:
+        load_split("val", tmp_path, src=langs[0], tgt=langs[1])
+    assert "\n" not in str(e.value)                     # one line
+
+
+def test_any_pair_of_languages_and_a_corpus_of_ones_own(data_dir, tmp_path):
+    en_fr = load_split("val", data_dir, src="en", tgt="fr")
+    assert en_fr[0] == (raw_lines(data_dir / "val.en.gz")[0], raw_lines(data_dir / "val.fr.gz")[0])
+    assert [e for e, _ in en_fr] == [e for _, e in load_split("val", data_dir)]
+    write_corpus(tmp_path, "dev", {"xx": "ein\nzwei\n".encode(), "yy": "one\ntwo\n".encode()})
+    write_corpus(tmp_path, "train", {"xx": "ein\n".encode(), "yy": "one\n".encode()}, gz=True)
+    assert load_split("dev", tmp_path, src="xx", tgt="yy") == [("ein", "one"), ("zwei", "two")]
+    assert load_split("train", tmp_path, src="yy", tgt="xx") == [("one", "ein")]
+
+
+def test_tokenized_references_are_multi30k_tok_files(data_dir, tmp_path, monkeypatch):
+    from transformer.data import load_tokenized_references
+    refs = load_tokenized_references("test_2016_flickr", "de", data_dir)
+    expected = (data_dir / "tok" / "test_2016_flickr.lc.norm.tok.de").read_text(encoding="utf-8").split("\n")[:-1]
+    assert refs == expected and len(refs) == 1000
+    assert load_tokenized_references("test_2016_flickr", "de", tmp_path) is None   # a folder without tok/
+    monkeypatch.delenv("MULTI30K_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    def fake_fetch(url, dest):
+        assert url.endswith("/data/task1/tok/val.lc.norm.tok.fr")
+        shutil.copy(data_dir / "tok" / "val.lc.norm.tok.fr", dest)
+    assert len(load_tokenized_references("val", "fr", fetch=fake_fetch)) == 1014
 
 
 def test_misaligned_split_is_an_error(tmp_path):
     (tmp_path / "val.de.gz").write_bytes(gzip.compress(b"a\nb\n"))
     (tmp_path / "val.en.gz").write_bytes(gzip.compress(b"a\n"))
-    with pytest.raises(DataError, match="2 German but 1 English"):
+    with pytest.raises(DataError, match="val: 2 lines in val.de.gz but 1 in val.en.gz"):
         load_split("val", tmp_path)
     (tmp_path / "val.en.gz").write_bytes(b"not gzip")
     with pytest.raises(DataError, match="cannot read"):

@@ -199,3 +199,28 @@ def test_the_browser_check_clicks_the_corners_of_a_block_diagrams_blocks(tmp_pat
     assert problems == ["dead.html: figure 1: clicked area 1,3 (button 1), and the figure did not change",
                         "dead.html: figure 1: clicked area 4,1 (button 0), and the figure did not change",
                         ], problems
+
+
+def test_draw_matrix_places_each_entry_where_it_is_printed_and_frames_one_row():
+    "matrices.draw_matrix (chapters 1 and 2): entry (i, j) at column x + j, row y + i, darker when larger."
+    import torch
+    from matplotlib.figure import Figure
+    from transformer_course.figures.matrices import draw_matrix, draw_arrow
+    ax = Figure().subplots()
+    m = torch.tensor([[0., 1.], [2., 3.], [4., 5.]])
+    assert draw_matrix(ax, m, at=(5, 2), title="M", outline_row=1) == (5, 2, 7, 5)
+    cells = {p.get_xy(): p for p in ax.patches if p.get_fill()}
+    assert len(cells) == 6 and (6, -5) in cells and (5, -3) in cells       # rows go down
+    darkness = lambda p: -sum(p.get_facecolor()[:3])
+    assert darkness(cells[(6, -5)]) > darkness(cells[(5, -4)]) > darkness(cells[(5, -3)])
+    numbers = {t.get_text(): t.get_position() for t in ax.texts}
+    assert numbers["5.00"] == (6.5, -4.5) and numbers["0.00"] == (5.5, -2.5) and "M" in numbers
+    frame, = [p for p in ax.patches if not p.get_fill()]
+    assert frame.get_xy() == (5, -4) and (frame.get_width(), frame.get_height()) == (2, 1)
+    draw_matrix(ax, m.T, at=(20, 10), numbers=False)        # a second matrix on the same axes
+    assert len(ax.texts) == 8                                 # 6 numbers, 2 titles: no numbers
+    (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+    assert x0 <= 5 and x1 >= 23 and y0 <= -12 and y1 >= -2    # the view holds both
+    draw_arrow(ax, (1, 2), (3, 4), "softmax")
+    arrow = ax.texts[-2]
+    assert arrow.xy == (3, -4) and arrow.xyann == (1, -2) and ax.texts[-1].get_text() == "softmax"

@@ -1,4 +1,5 @@
-"""Tests for transformer.generation: greedy decoding, beam search, sampling and the key/value cache.
+"""Tests for transformer.generation (chapter 8): greedy decoding, beam search, sampling and the key/value cache;
+and for transformer.batched_search (8.1), where a finished sentence leaves the batch.
 
 The references are written independently of the code under test: the full model run on the
 whole prefix (no cache, no batching), an exhaustive search over every possible output, a
@@ -15,9 +16,9 @@ import torch.nn.functional as F
 from torch.testing import assert_close
 
 from transformer.attention import causal_mask, padding_mask
+from transformer.batched_search import batched_search
 from transformer.generation import (KVCache, beam_search, beam_search_lists, generate_step, greedy_search,
-                                  length_penalty, sample, sampling_probs, shrinking_beam_search,
-                                  shrinking_greedy_search)
+                                  length_penalty, sample, sampling_probs)
 from transformer.model import Transformer, TransformerConfig
 from training_helpers import one_thread  # noqa: F401 (an autouse fixture: tiny models run on one thread)
 
@@ -529,7 +530,7 @@ def test_every_decoder_with_a_ban_equals_the_model_with_those_logits_removed(see
         assert not set(out) & set(banned)
 
 
-# ---------------------------------------------------------------- finished sentences leave the batch
+# ---------------------------------------------------------------- finished sentences leave the batch (8.1)
 def rows_decoded(model, search):
     "Run `search()` and count the rows the decoder was given, step by step."
     rows, decode = [], model.decode
@@ -540,30 +541,33 @@ def rows_decoded(model, search):
         del model.decode
 
 
+def batched_greedy(model, src, eos_id, max_len, **kw):
+    return [h[0] for h in batched_search(model, src, BOS, eos_id, max_len, beam_size=1, **kw)[0]]
+
+
 @pytest.mark.parametrize("seed", range(4))
-def test_shrinking_greedy_equals_the_unbatched_reference(seed):
+def test_a_batched_beam_of_one_is_the_unbatched_greedy_reference(seed):
     model = random_model(seed=seed, vocab=8, pre_norm=seed % 2 == 1)
-    out, rows = rows_decoded(model, lambda: shrinking_greedy_search(model, SRC, BOS, EOS, 10))
+    out, rows = rows_decoded(model, lambda: batched_greedy(model, SRC, EOS, 10))
     assert out == [greedy_reference(model, row, 10) for row in SRC]
     assert out == greedy_search(model, SRC, BOS, EOS, 10)
     steps = max(len(o) + (len(o) < 10) for o in out)            # the longest sentence's steps, eos included
     assert len(rows) == steps and rows[-1] == sum(len(o) + (len(o) < 10) == steps for o in out)
-    assert rows == sorted(rows, reverse=True)                   # the batch only shrinks
+    assert rows == sorted(rows, reverse=True) and rows[0] == len(SRC)   # the batch only shrinks
 
 
-def test_shrinking_greedy_with_a_ban_and_without_eos():
+def test_a_batched_beam_of_one_with_a_ban_and_without_eos():
     model = random_model(seed=3, vocab=10)
-    assert shrinking_greedy_search(model, SRC, BOS, EOS, 12, ban=[UNK, 5]) == greedy_search(model, SRC, BOS, EOS, 12,
-                                                                                            ban=[UNK, 5])
-    assert all(len(o) == 7 for o in shrinking_greedy_search(model, SRC, BOS, None, 7))
+    assert batched_greedy(model, SRC, EOS, 12, ban=[UNK, 5]) == greedy_search(model, SRC, BOS, EOS, 12, ban=[UNK, 5])
+    assert all(len(o) == 7 for o in batched_greedy(model, SRC, None, 7))
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_shrinking_beam_search_equals_beam_search(seed):
+def test_batched_search_equals_beam_search(seed):
     model = random_model(seed=seed, vocab=10, pre_norm=seed % 2 == 1)
     for K, alpha, ban in ((1, 0.6, ()), (3, 0.6, (5,)), (4, 1.5, ())):
         hyps, scores = beam_search(model, SRC, BOS, EOS, 10, beam_size=K, alpha=alpha, n_best=K, ban=ban)
-        (fast_hyps, fast_scores), rows = rows_decoded(model, lambda: shrinking_beam_search(
+        (fast_hyps, fast_scores), rows = rows_decoded(model, lambda: batched_search(
             model, SRC, BOS, EOS, 10, beam_size=K, alpha=alpha, n_best=K, ban=ban))
         assert fast_hyps == hyps
         for a, b in zip(fast_scores, scores):
@@ -572,14 +576,22 @@ def test_shrinking_beam_search_equals_beam_search(seed):
 
 
 @pytest.mark.parametrize("seed,alpha", [(10, 0.6), (3, 0.0)])
-def test_wide_shrinking_beam_equals_exhaustive_search(seed, alpha):
+def test_wide_batched_search_equals_exhaustive_search(seed, alpha):
     model = random_model(seed=seed, vocab=6)
     src = torch.tensor([[4, 5, 5, 4], [5, 4, 0, 0]])
-    hyps, scores = shrinking_beam_search(model, src, BOS, EOS, 4, beam_size=60, alpha=alpha, n_best=5)
+    hyps, scores = batched_search(model, src, BOS, EOS, 4, beam_size=60, alpha=alpha, n_best=5)
     for b, row in enumerate(src):
         best = brute_force(model, row, 4, alpha)[:5]
         assert hyps[b] == [y for _, y in best]
         assert scores[b] == pytest.approx([s for s, _ in best], abs=1e-5)
+
+
+def test_batched_search_checks_n_best_and_restores_the_mode():
+    model = random_model(seed=8, vocab=8, dropout=0.5).train()
+    with pytest.raises(ValueError):
+        batched_search(model, SRC, BOS, EOS, 5, beam_size=2, n_best=3)
+    first = batched_search(model, SRC, BOS, EOS, 10, beam_size=2)
+    assert model.training and batched_search(model, SRC, BOS, EOS, 10, beam_size=2) == first   # no dropout
 
 
 def test_keep_takes_the_rows_of_every_cached_tensor():

@@ -25,7 +25,7 @@ import pytest
 
 from transformer_course.grader import build, notebook
 from transformer_course.grader.grade import grade, table
-from transformer_course.grader.questions import NOTEBOOKS, chapter
+from transformer_course.grader.questions import NOTEBOOKS, chapter, number
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = sorted((ROOT / "solutions").glob("*.ipynb"))
@@ -36,9 +36,14 @@ TIMEOUT = 20.0          # per question; generous on a busy machine, the tests be
 
 # ---------------------------------------------------------------- helpers
 def solution(nn):
-    "solutions/NN_*.ipynb for a two-digit chapter number."
-    [path] = [p for p in SOLUTIONS if p.name.startswith(f"{nn}_")]
+    "solutions/<exercise>.ipynb for an exercise's number ('01', '09_1') or name ('capstone')."
+    [path] = [p for p in SOLUTIONS if nn in (p.stem, number(p.stem))]
     return path
+
+
+def exercise_of(path):
+    "The exercise a solution, or a file of tests/wrong_answers or right_answers, belongs to: '01', '09_1', 'capstone'."
+    return number(path.stem) if path.suffix == ".ipynb" else re.match(r"(.+?)_q\d+_", path.name).group(1)
 
 
 def question_cells(nb):
@@ -97,13 +102,13 @@ def cli(*args, timeout=120):
 
 # ---------------------------------------------------------------- 1, 2: solutions full, exercises zero
 # (the capstone's full marks train two models for minutes: e2e, which `make quicktest` skips)
-@pytest.mark.parametrize("path", [pytest.param(p, marks=pytest.mark.e2e) if p.name.startswith("09_") else p
+@pytest.mark.parametrize("path", [pytest.param(p, marks=pytest.mark.e2e) if p.stem == "capstone" else p
                                   for p in SOLUTIONS], ids=lambda p: p.stem)
 def test_solution_scores_full_marks(path):
     result = grade(path, timeout=TIMEOUT)
     misses = {q["number"]: f'{q["reason"]}: {q["hint"]}' for q in result["questions"] if not q["passed"]}
     assert not misses, misses
-    assert result["score"] == result["max_score"] == sum(full_marks(path.name[:2]).values())
+    assert result["score"] == result["max_score"] == sum(full_marks(path.stem).values())
 
 
 @pytest.mark.parametrize("path", [ex for _, ex in build.pairs()], ids=lambda p: p.stem)
@@ -202,7 +207,7 @@ def test_build_stubs():
 # ---------------------------------------------------------------- 4: wrong answers lose exactly their points
 def wrong_notebook(path, tmp_path):
     "(solution, question number, notebook with that question's cell replaced by the file's)."
-    nn, number = re.match(r"(\d\d)_q(\d+)_", path.name).groups()
+    nn, number = re.match(r"(.+?)_q(\d+)_", path.name).groups()
     sol, number = solution(nn), int(number)
     body = path.read_text()
     header = notebook.first_line(question_cells(nbformat.read(str(sol), as_version=4))[number].source)
@@ -213,7 +218,7 @@ def wrong_notebook(path, tmp_path):
 
 
 def test_there_are_wrong_answers_for_every_exercise():
-    assert {p.name[:2] for p in WRONG} >= {p.name[:2] for p in SOLUTIONS}
+    assert {exercise_of(p) for p in WRONG} >= {exercise_of(p) for p in SOLUTIONS}
 
 
 def test_the_classic_mistakes_are_among_the_wrong_answers():
@@ -270,7 +275,7 @@ def test_wrong_answer_loses_exactly_its_question(path, tmp_path):
 
 
 def test_there_are_right_alternatives_for_every_exercise():
-    assert {p.name[:2] for p in RIGHT} >= {p.name[:2] for p in SOLUTIONS if p.name[:2] != "09"}
+    assert {exercise_of(p) for p in RIGHT} >= {exercise_of(p) for p in SOLUTIONS if p.stem != "capstone"}
 
 
 @pytest.mark.parametrize("path", RIGHT, ids=lambda p: p.stem)
@@ -278,7 +283,7 @@ def test_right_alternative_keeps_its_points(path, tmp_path):
     sol, number, nb = wrong_notebook(path, tmp_path)
     result = grade(nb, timeout=TIMEOUT, only=[number])
     [q] = result["questions"]
-    assert q["passed"] and q["points"] == full_marks(sol.name[:2])[number], (q["reason"], q["hint"])
+    assert q["passed"] and q["points"] == full_marks(sol.stem)[number], (q["reason"], q["hint"])
 
 
 # ---------------------------------------------------------------- 5: robustness
@@ -413,17 +418,24 @@ FORBIDDEN = {   # (chapter, question, code after the header): each uses what the
                               "def transformer_forward(model, src, tgt, pad_id):\n"
                               "    s, t = padding_mask(src, pad_id), padding_mask(tgt, pad_id) & causal_mask(tgt.size(1))\n"
                               "    return model.decode(tgt, model.encode(src, s), s, t)\n"),
-    "package_learn_bpe": ("10", 2, "from transformer.subwords import learn_bpe as reference\n\n"
+    "package_learn_bpe": ("09_1", 2, "from transformer.subwords import learn_bpe as reference\n\n"
                                    "def learn_bpe(word_counts, n_merges):\n    return reference(word_counts, n_merges)\n"),
+    "sacrebleu_for_bleu": ("09", 2, "import sacrebleu\n\ndef corpus_bleu(hypotheses, references):\n"
+                                    "    bleu = sacrebleu.metrics.BLEU(tokenize='none', smooth_method='none', force=True)\n"
+                                    "    return bleu.corpus_score(hypotheses, [references]).score\n"),
+    "grader_reference_rope": ("13", 1, "from transformer_course.grader.questions.beyond import rope\n"),
+    "grader_reference_rescoring": ("10", 1, "from transformer_course.grader.questions import translation\n\n"
+                                            "def best_hypothesis(hypotheses, alpha):\n"
+                                            "    return translation.best_hypothesis(hypotheses, alpha)\n"),
     # tokenizers' classes are compiled and cannot be subclassed: the ban wraps them in a function instead
-    "library_trainer": ("10", 2, "import json\nfrom tokenizers import Tokenizer, models, trainers\n\n"
+    "library_trainer": ("09_1", 2, "import json\nfrom tokenizers import Tokenizer, models, trainers\n\n"
                                  "def learn_bpe(word_counts, n_merges):\n"
                                  "    tok = Tokenizer(models.BPE())\n"
                                  "    n_chars = len({c for word in word_counts for c in word})\n"
                                  "    trainer = trainers.BpeTrainer(vocab_size=n_chars + n_merges, show_progress=False)\n"
                                  "    tok.train_from_iterator([w for w, c in word_counts.items() for _ in range(c)], trainer)\n"
                                  "    return [tuple(m) for m in json.loads(tok.to_str())['model']['merges']]\n"),
-    "library_bpe_model": ("10", 3, "from tokenizers.models import BPE\n\n"
+    "library_bpe_model": ("09_1", 3, "from tokenizers.models import BPE\n\n"
                                    "def segment(word, merges):\n"
                                    "    vocab = {c: i for i, c in enumerate(sorted(set(word) | {c for m in merges for c in m[0] + m[1]}))}\n"
                                    "    for left, right in merges:\n        vocab.setdefault(left + right, len(vocab))\n"
@@ -496,7 +508,7 @@ def test_report_tables_every_exercise(tmp_path):
     assert run.returncode == 0, run.stderr
     rows = {line.split()[0]: line for line in run.stdout.splitlines()[1:]}
     assert sorted(rows) == sorted([*NOTEBOOKS, "total"])
-    most = {nn: sum(full_marks(nn[:2]).values()) for nn in NOTEBOOKS}
+    most = {nn: sum(full_marks(nn).values()) for nn in NOTEBOOKS}
     assert re.search(rf"01_attention\s+{most['01_attention'] - 2}\s+{most['01_attention']}\s+q4: wrong value$",
                      rows["01_attention"]), rows["01_attention"]
     assert re.search(rf"03_embeddings\s+{most['03_embeddings']}\s+{most['03_embeddings']}\s+all done", rows["03_embeddings"])

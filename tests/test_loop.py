@@ -390,6 +390,7 @@ def test_training_on_a_cpu_draws_cheap_dropout_masks(tmp_path):
     assert [m.p for m in model.modules() if isinstance(m, CheapDropout)] == rates and rates
 
 
+@pytest.mark.e2e     # compiling with inductor takes minutes on a CPU: not in `make quicktest`
 @pytest.mark.skipif(not (shutil.which("cc") or shutil.which("gcc")), reason="torch.compile on a CPU needs a C compiler")
 def test_compiled_training_matches_eager(tmp_path):
     "TrainConfig.compile: the same run under torch.compile (as on a GPU) gives the same losses, to rounding."

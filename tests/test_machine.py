@@ -8,6 +8,7 @@ from torch import nn
 import transformer.machine as machine
 from transformer.machine import ShardedSampler, choose_precision, matmul_gflops, plan_updates
 from transformer.training import TokenBatchSampler
+from transformer.checkpoint import ResumableSampler
 from training_helpers import FAST_BF16, FakeClock, SLOW_BF16, random_lengths
 from training_helpers import one_thread  # noqa: F401 (an autouse fixture)
 
@@ -141,7 +142,7 @@ def epoch(sampler):
 
 def test_chapter_7s_sampler_knows_no_ranks():
     assert not hasattr(TokenBatchSampler([1], [1], 10), "world_size")
-    assert set(TokenBatchSampler([1], [1], 10).state_dict()) == {"epoch", "position", "seed"}
+    assert set(ResumableSampler([1], [1], 10).state_dict()) == {"epoch", "position", "seed"}
 
 
 @pytest.mark.parametrize("world", [2, 3])

@@ -57,8 +57,9 @@ def test_export_and_load_keep_the_pipeline_exactly(tmp_path, output_layer, share
     loaded = load_model(tmp_path, "cpu")
     assert loaded.pipeline.state() == translator.pipeline.state()       # Subwords' JSON, outputs, target
     config = json.loads((tmp_path / "config.json").read_text())
-    assert config["pipeline"] == {"kind": "bpe", "outputs": translator.pipeline.outputs,
+    assert config["pipeline"] == {"kind": "bpe", "langs": ["de", "en"], "outputs": translator.pipeline.outputs,
                                   "target_tokenizer": None if shared else TARGET_TOKENIZER}
+    assert json.loads((tmp_path / "card.json").read_text())["langs"] == ["de", "en"] and loaded.langs == ("de", "en")
     assert (tmp_path / TARGET_TOKENIZER).is_file() == (not shared)
     source = Tokenizer.from_file(str(tmp_path / "tokenizer.json"))
     assert [e.ids for e in source.encode_batch(GERMAN)] == [ids + [EOS] for ids in loaded.pipeline.source_ids(GERMAN)]

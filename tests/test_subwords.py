@@ -109,7 +109,7 @@ def test_both_pipelines_satisfy_the_pipeline_protocol(train):
     from transformer.data import Pipeline, WordPipeline
     from transformer.subwords import SubwordPipeline
     listed = set(Pipeline.__annotations__) | {n for n in vars(Pipeline) if not n.startswith("_")}
-    assert listed == {"shared", "outputs", "sizes", "source_ids", "target_ids", "source_pieces", "target_pieces",
+    assert listed == {"langs", "shared", "outputs", "sizes", "source_ids", "target_ids", "source_pieces", "target_pieces",
                       "sentence", "unseen", "state"}
     methods = {n for n in listed if inspect.isfunction(vars(Pipeline).get(n))}
     pairs = train[:500]
@@ -122,9 +122,10 @@ def test_both_pipelines_satisfy_the_pipeline_protocol(train):
             assert callable(getattr(pipe, n)), n
             assert (list(inspect.signature(getattr(pipe, n)).parameters)
                     == list(inspect.signature(getattr(Pipeline, n)).parameters)[1:]), (type(pipe), n)
-        assert len(pipe.sizes) == 2 and isinstance(pipe.shared, bool)
+        assert len(pipe.sizes) == 2 and isinstance(pipe.shared, bool) and pipe.langs == ("de", "en")
     def some(name):
-        return {"shared": False, "outputs": None, "sizes": (1, 1)}.get(name, lambda self, *args: None)
+        return {"langs": ("de", "en"), "shared": False, "outputs": None, "sizes": (1, 1)}.get(
+            name, lambda self, *args: None)
     assert isinstance(type("Complete", (), {n: some(n) for n in listed})(), Pipeline)
     for missing in listed:
         lacking = type("Lacking", (), {n: some(n) for n in listed if n != missing})()

@@ -1,5 +1,5 @@
-"""Tests for transformer.training (chapter 7): the toy task, batches, the sampler, label smoothing (readable and
-fused), the schedule, evaluation."""
+"""Tests for transformer.training (chapter 7): the toy task, batches, the sampler, label smoothing, the schedule,
+evaluation, the loop `fit`; and for transformer.fused_loss (7.2), held to the readable loss."""
 import math
 
 import pytest
@@ -7,10 +7,12 @@ import torch
 import torch.nn.functional as F
 from torch.testing import assert_close
 
-from transformer.training import (LabelSmoothingLoss, TokenBatchSampler, validation_loss, learning_rate, linear_decay_lr,
-                                  make_batch, noam_lr, reverse_task, smoothed_targets, toy_splits,
-                                  _FusedSmoothedLoss)
-from training_helpers import BOS, EOS, PAD, VALID, random_lengths, tiny_model
+from transformer.fused_loss import FusedLabelSmoothingLoss, _FusedSmoothedLoss
+from transformer.training import (LabelSmoothingLoss, TokenBatchSampler, validation_loss, fit, learning_rate,
+                                  linear_decay_lr, make_batch, make_optimizer, noam_lr, reverse_task, smoothed_targets,
+                                  toy_splits)
+from training_helpers import (BOS, DATA, EOS, PAD, VALID, assert_same_params, batches_per_epoch, params, random_lengths,
+                              tiny_model)
 from training_helpers import one_thread  # noqa: F401 (an autouse fixture)
 
 
@@ -111,29 +113,10 @@ def test_sampler_deterministic_per_seed_and_different_across_epochs():
     first = epoch(a)
     assert first == epoch(b) and first != epoch(c)
     assert a.epoch == 1 and epoch(a) != first
-    s1 = TokenBatchSampler(src, tgt, 200, seed=0); s1.set_epoch(1)
+    s1 = TokenBatchSampler(src, tgt, 200, seed=0); s1.epoch = 1
     s2 = TokenBatchSampler(src, tgt, 200, seed=0); epoch(s2)
     assert epoch(s1) == epoch(s2)                                # epoch 1 is the same however we get there
     assert len({len(TokenBatchSampler(src, tgt, 200, seed=0)) for _ in range(2)}) == 1
-
-
-def test_sampler_resumes_mid_epoch():
-    src, tgt = random_lengths()
-    reference = epoch(TokenBatchSampler(src, tgt, 200, seed=5))
-    s = TokenBatchSampler(src, tgt, 200, seed=5)
-    it = iter(s)
-    seen = [next(it) for _ in range(4)]
-    state = s.state_dict()
-    assert state["epoch"] == 0 and state["position"] == 4
-    resumed = TokenBatchSampler(src, tgt, 200, seed=5)
-    resumed.load_state_dict(state)
-    rest = epoch(resumed)
-    assert seen + rest == reference
-    assert resumed.state_dict()["epoch"] == 1 and resumed.state_dict()["position"] == 0
-    # the epoch after the resumed one equals the uninterrupted sampler's second epoch
-    uninterrupted = TokenBatchSampler(src, tgt, 200, seed=5)
-    epoch(uninterrupted)
-    assert epoch(resumed) == epoch(uninterrupted)
 
 
 def brute_force_q(target, vocab, eps, pad):
@@ -272,6 +255,8 @@ def test_fused_loss_equals_the_readable_one_and_its_gradient_is_p_minus_q(eps, d
         logits = x.clone().requires_grad_()
         loss = (_FusedSmoothedLoss.apply(logits, target, eps, PAD, rows) if fused
                 else LabelSmoothingLoss(eps, PAD)(logits, target))
+        if fused and rows == 64:                                                           # the module: the same
+            assert_close(FusedLabelSmoothingLoss(eps, PAD)(x.clone(), target), loss.detach())
         (2.5 * loss).backward()                                                            # an upstream gradient
         results.append((loss, logits.grad))
     (loss_r, grad_r), (loss_f, grad_f) = results
@@ -287,7 +272,7 @@ def test_fused_loss_equals_the_readable_one_and_its_gradient_is_p_minus_q(eps, d
 
 def test_fused_loss_with_no_real_token_is_zero_with_zero_gradient():
     logits = torch.randn(2, 3, 9, requires_grad=True)
-    loss = LabelSmoothingLoss(0.1, PAD, fused=True)(logits, torch.zeros(2, 3, dtype=torch.long))
+    loss = FusedLabelSmoothingLoss(0.1, PAD)(logits, torch.zeros(2, 3, dtype=torch.long))
     loss.backward()
     assert loss.item() == 0.0 and (logits.grad == 0).all()
 
@@ -307,5 +292,47 @@ def test_fused_loss_without_gradient_keeps_none_and_is_the_readable_loss():
     torch.manual_seed(2)
     logits, target = torch.randn(3, 70, 9), torch.randint(0, 9, (3, 70))
     with torch.no_grad():
-        fused = LabelSmoothingLoss(0.1, PAD, fused=True)(logits, target)
+        fused = FusedLabelSmoothingLoss(0.1, PAD)(logits, target)
     assert_close(fused, LabelSmoothingLoss(0.1, PAD)(logits, target))
+
+
+def reference_fit(model, pairs, max_steps, max_tokens, warmup, lr_factor, smoothing, decay_steps, seed):
+    "fit's loop written out: the losses of its updates, one by one."
+    sampler = TokenBatchSampler([len(s) for s, _ in pairs], [len(t) + 1 for _, t in pairs], max_tokens, seed=seed)
+    batches = [b for _ in range(max_steps) for b in sampler][:max_steps]      # epochs in a row
+    adam, losses = make_optimizer(model), []
+    model.train()
+    for step, indices in enumerate(batches, 1):
+        b = make_batch([pairs[i] for i in indices], PAD, BOS, EOS)
+        loss = LabelSmoothingLoss(smoothing, PAD)(model(b.src, b.tgt_in, b.src_mask, b.tgt_mask), b.tgt_out)
+        loss.backward()
+        for g in adam.param_groups:
+            g["lr"] = learning_rate(step, model.cfg.d_model, warmup, lr_factor, decay_steps)
+        adam.step()
+        adam.zero_grad()
+        losses.append(loss.item())
+    return losses
+
+
+@pytest.mark.parametrize("decay_steps", [None, 30])
+def test_fit_is_the_loop_of_the_chapter(decay_steps):
+    n_batches = batches_per_epoch(48)
+    kw = dict(max_steps=n_batches + 5, max_tokens=48, warmup=5, lr_factor=2.0, smoothing=0.1, decay_steps=decay_steps,
+              seed=3)                                                          # more than one epoch
+    model, seen = tiny_model(seed=1), []
+    torch.manual_seed(7)
+    assert fit(model, DATA, **kw, callback=lambda step, loss: seen.append((step, loss))) is model
+    assert not model.training                                                  # returned in eval mode
+    reference = tiny_model(seed=1)
+    torch.manual_seed(7)                                                       # the same dropout masks
+    expected = reference_fit(reference, DATA, **kw)
+    assert [s for s, _ in seen] == list(range(1, kw["max_steps"] + 1))
+    assert [l for _, l in seen] == pytest.approx(expected, rel=1e-5)
+    assert_same_params(params(model), params(reference))
+
+
+def test_fit_learns_the_toy_task():
+    model = tiny_model(seed=0, dropout=0.0, d_model=32)
+    before = validation_loss(model, VALID, PAD, BOS, EOS)["valid_loss"]
+    fit(model, DATA, max_steps=150, max_tokens=48, warmup=20, lr_factor=2.0)
+    assert validation_loss(model, VALID, PAD, BOS, EOS)["valid_loss"] < 0.6 * before

@@ -42,10 +42,15 @@ def DATA(tmp_path_factory, data_dir):
     (data_dir, tests/conftest.py: without Multi30k the test is skipped, or fails under CI.)"""
     folder = tmp_path_factory.mktemp("multi30k")
     for split, n in [("train", 3000), ("val", 200), ("test_2016_flickr", 200)]:
-        for lang in ("de", "en"):
+        for lang in ("de", "en", "fr"):
             with gzip.open(data_dir / f"{split}.{lang}.gz", "rt", encoding="utf-8") as f:
                 lines = f.read().split("\n")[:n]
             (folder / f"{split}.{lang}.gz").write_bytes(gzip.compress(("\n".join(lines) + "\n").encode()))
+            if split != "train":             # Multi30k's tokenised lowercased references, as many
+                tok = f"tok/{split}.lc.norm.tok.{lang}"
+                lines = (data_dir / tok).read_text(encoding="utf-8").split("\n")[:n]
+                (folder / "tok").mkdir(exist_ok=True)
+                (folder / tok).write_text("\n".join(lines) + "\n", encoding="utf-8")
     return folder
 
 
@@ -115,8 +120,9 @@ def test_train_writes_checkpoint_with_vocabularies(run, word_run, DATA):
     state = torch.load(word_run / "checkpoint.pt", weights_only=True)
     assert state["step"] == 20 and state["options"]["vocab"] == "word"
     itos = state["pipeline"]["vocab"]
-    assert itos["de"][:4] == itos["en"][:4] == ["<pad>", "<unk>", "<bos>", "<eos>"]
-    assert state["model_config"]["src_vocab"] == len(itos["de"]) and not state["model_config"]["share_embeddings"]
+    assert state["pipeline"]["langs"] == ["de", "en"]
+    assert itos["source"][:4] == itos["target"][:4] == ["<pad>", "<unk>", "<bos>", "<eos>"]
+    assert state["model_config"]["src_vocab"] == len(itos["source"]) and not state["model_config"]["share_embeddings"]
     state = torch.load(run / "checkpoint.pt", weights_only=True)     # the preset's: one sub-word vocabulary
     sub = Subwords.from_str(state["pipeline"]["subwords"])
     size = PRESETS["tiny"]["data"]["vocab_size"]
@@ -149,7 +155,7 @@ def test_resume_needs_a_checkpoint(tmp_path, DATA):
 def test_train_with_a_folder_without_data(tmp_path):
     (tmp_path / "train.de.gz").write_bytes(gzip.compress(b"ein Hund\n"))
     r = command("train", "--config", "tiny", "--data", tmp_path, "--out", tmp_path / "run")
-    assert "lacks" in one_line_error(r)
+    assert "has no 'en' file for 'train'" in one_line_error(r) and not (tmp_path / "run").exists()
 
 
 def test_unknown_config_is_a_usage_error(tmp_path):
@@ -238,10 +244,15 @@ def test_a_vocabulary_per_language_trains_translates_and_ships(tmp_path, DATA):
     shipped = load_model(folder, "cpu")
     assert shipped.model.src_embed is not shipped.model.tgt_embed
     assert shipped.model.generator.weight is shipped.model.tgt_embed.lut.weight
-    by_checkpoint = command("translate", "--checkpoint", out / "checkpoint.pt", "--beam", 1, "Zwei Hunde.")
-    by_folder = command("translate", "--model", folder, "--beam", 1, "Zwei Hunde.")
-    assert by_checkpoint.returncode == by_folder.returncode == 0
-    assert len(by_checkpoint.stdout.splitlines()) == len(by_folder.stdout.splitlines()) == 1
+    lines = ["Zwei Hunde.", "Ein Mann fährt Fahrrad im Park."]
+    by_folder = command("translate", "--model", folder, "--beam", 1, *lines)
+    assert by_folder.returncode == 0, by_folder.stderr
+    # the folder holds the checkpoint's weights in float16: the checkpoint's translator with its
+    # weights so rounded translates exactly as the folder does
+    rounded = Translator.load(out / "checkpoint.pt", "cpu")
+    with torch.no_grad():
+        for p in rounded.model.parameters(): p.copy_(p.half().float())
+    assert by_folder.stdout.splitlines() == rounded.translate(lines, beam_size=1)
     assert "choose from" in command("train", "--config", "tiny", "--vocab", "bpe2").stderr     # argparse
 
 @pytest.mark.e2e
@@ -298,9 +309,106 @@ def test_evaluate_prints_signature_and_writes_translations(run, tmp_path, DATA):
 
 
 @pytest.mark.e2e
+def test_evaluate_scores_the_published_way_too(run, tmp_path, DATA):
+    "Both scorings printed and recorded; the published one is BLEU on Moses tokens against tok/, recomputed here."
+    from transformer.translate import moses_tokens
+    hyp, js = tmp_path / "hyp.en", tmp_path / "scores.json"
+    r = command("evaluate", "--checkpoint", run / "checkpoint.pt", "--data", DATA, "--split", "val",
+                "--limit", 40, "--beam", 1, "--output", hyp, "--json", js)
+    assert r.returncode == 0, r.stderr
+    assert "BLEU signature:" in r.stdout and "tokenised lowercased references" in r.stdout
+    scores = json.loads(js.read_text())
+    refs = (DATA / "tok" / "val.lc.norm.tok.en").read_text(encoding="utf-8").split("\n")[:40]
+    hyps = hyp.read_text(encoding="utf-8").split("\n")[:-1]
+    expected = reference_bleu([h.split() for h in moses_tokens(hyps, "en")], [t.split() for t in refs])
+    assert scores["bleu_published"] == pytest.approx(expected, abs=1e-6)
+    again = tmp_path / "again.json"                          # the same file scored with --hypotheses
+    r = command("evaluate", "--hypotheses", hyp, "--data", DATA, "--split", "val", "--limit", 40,
+                "--json", again)
+    assert r.returncode == 0, r.stderr
+    assert {k: json.loads(again.read_text())[k] for k in ("bleu", "bleu_published")} == {
+        k: scores[k] for k in ("bleu", "bleu_published")}
+    short = tmp_path / "short.en"
+    short.write_text("one line\n")
+    assert "1 lines, but val has 40" in one_line_error(command(
+        "evaluate", "--hypotheses", short, "--data", DATA, "--split", "val", "--limit", 40))
+
+
+@pytest.mark.e2e
+def test_a_corpus_of_ones_own_in_any_direction_trains_translates_and_exports(tmp_path, DATA):
+    """Two plain files per split with split names of one's own, English to French: the languages travel
+    with the checkpoint, the folder and its card; translate and evaluate read them."""
+    corpus, out, folder = tmp_path / "corpus", tmp_path / "run", tmp_path / "model"
+    corpus.mkdir()
+    for split, name in [("train", "learn"), ("val", "check")]:
+        for lang in ("en", "fr"):
+            with gzip.open(DATA / f"{split}.{lang}.gz", "rt", encoding="utf-8") as f:
+                (corpus / f"{name}.{lang}").write_text(f.read(), encoding="utf-8")
+    r = command("train", "--config", "tiny", "--data", corpus, "--src", "en", "--tgt", "fr", "--train-split",
+                "learn", "--val-split", "check", "--out", out, "--max-steps", 3, "--no-progress")
+    assert r.returncode == 0, r.stderr
+    state = torch.load(out / "checkpoint.pt", weights_only=True)
+    assert state["pipeline"]["langs"] == ["en", "fr"] and state["options"]["langs"] == ["en", "fr"]
+    translator = Translator.load(out / "checkpoint.pt", "cpu")
+    assert translator.langs == ("en", "fr")
+    line = "Two dogs play in the snow."
+    by_checkpoint = command("translate", "--checkpoint", out / "checkpoint.pt", "--beam", 1, line)
+    assert by_checkpoint.returncode == 0 and by_checkpoint.stdout == translator.translate([line], 1)[0] + "\n"
+    r = command("export", out / "checkpoint.pt", folder, "--data", corpus, "--splits", "check", "--beam", 1,
+                "--alphas", "1.5")
+    assert r.returncode == 0, r.stderr
+    card, config = (json.loads((folder / n).read_text()) for n in ("card.json", "config.json"))
+    assert card["langs"] == config["pipeline"]["langs"] == ["en", "fr"]
+    assert card["scores"]["check"]["bleu_published"] is None          # no tok/ in one's own corpus
+    assert load_model(folder, "cpu").langs == ("en", "fr")
+    by_folder = command("translate", "--model", folder, "--beam", 1, line)
+    assert by_folder.returncode == 0 and len(by_folder.stdout.splitlines()) == 1
+    r = command("evaluate", "--model", folder, "--data", corpus, "--split", "check", "--beam", 1,
+                "--output", tmp_path / "check.fr")
+    assert r.returncode == 0 and "BLEU signature" in r.stdout, r.stderr
+
+
+@pytest.mark.e2e
+def test_a_bad_corpus_stops_the_train_command_before_it_writes(tmp_path, DATA):
+    corpus, out = tmp_path / "corpus", tmp_path / "run"
+    corpus.mkdir()
+    (corpus / "train.xx").write_text("a\nb\n"), (corpus / "train.yy").write_text("a\n")
+    (corpus / "val.xx").write_text("a\n"), (corpus / "val.yy").write_text("a\n")
+    err = one_line_error(command("train", "--config", "tiny", "--data", corpus, "--src", "xx", "--tgt", "yy",
+                                 "--out", out, "--no-progress"))
+    assert "train: 2 lines in train.xx but 1 in train.yy" in err and not out.exists()
+    assert "both 'en'" in one_line_error(command("train", "--config", "tiny", "--data", DATA, "--src", "en",
+                                                 "--tgt", "en", "--out", out))
+    assert not out.exists()
+
+
+def test_moses_tokens_reproduce_multi30k_tokenised_references(data_dir):
+    "The published scoring's tokenisation: Multi30k's own tok/ files from its raw ones, line for line."
+    from transformer.translate import moses_tokens
+    for lang in ("en", "de", "fr"):
+        with gzip.open(data_dir / f"test_2016_flickr.{lang}.gz", "rt", encoding="utf-8") as f:
+            raw = f.read().split("\n")[:-1]
+        refs = (data_dir / "tok" / f"test_2016_flickr.lc.norm.tok.{lang}").read_text(encoding="utf-8").split("\n")[:-1]
+        same = sum(a == b for a, b in zip(moses_tokens(raw, lang), refs))
+        assert same >= 999, (lang, same)          # French: one sentence ends "32 de neude . \"" in ours
+
+
+def test_published_bleu_is_corpus_bleu_on_moses_tokens(data_dir):
+    "On the recorded en-de translations: the written-out BLEU of this file on the same tokens, and the record."
+    from transformer.translate import moses_tokens, published_bleu
+    hyps = (ROOT / "results/s44-en-de-h200/checkpoint-test_2016_flickr-beam4-alpha1.5.de").read_text(
+        encoding="utf-8").split("\n")[:-1]
+    refs = (data_dir / "tok" / "test_2016_flickr.lc.norm.tok.de").read_text(encoding="utf-8").split("\n")[:-1]
+    expected = reference_bleu([h.split() for h in moses_tokens(hyps, "de")], [r.split() for r in refs])
+    assert published_bleu(hyps, refs, "de") == pytest.approx(expected, abs=1e-9)
+    record = json.loads((ROOT / "results/s44-en-de-h200/checkpoint-test_2016_flickr-beam4-alpha1.5.json").read_text())
+    assert record["bleu_published"] == pytest.approx(expected, abs=1e-9) and 30 < expected < 50
+
+
+@pytest.mark.e2e
 def test_evaluate_unknown_split(run, DATA):
-    assert "unknown split" in one_line_error(command("evaluate", "--checkpoint", run / "checkpoint.pt",
-                                                     "--data", DATA, "--split", "test_2030"))
+    assert "has no split 'test_2030'" in one_line_error(command(
+        "evaluate", "--checkpoint", run / "checkpoint.pt", "--data", DATA, "--split", "test_2030"))
 
 
 def reference_bleu(hyps, refs):

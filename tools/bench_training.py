@@ -15,7 +15,7 @@ they differ in the encoder and decoder stacks, the loss, the dropout and the ari
                           attention weights) and F.cross_entropy with label_smoothing 0.1
   course                  the cpu preset's model and the training loop's loss: dropout on
                           sublayer outputs and embeddings, none inside the FFNs (the paper's
-                          places), plain attention, LabelSmoothingLoss(fused=True)
+                          places), plain attention, FusedLabelSmoothingLoss (7.2)
   ...with one change      chapter 11's cheap dropout masks (what the loop uses on a CPU), the
                           readable loss, the fused attention kernel, nn.Transformer's dropout
                           places, no dropout at all (for both models), torch.compile
@@ -56,6 +56,7 @@ from transformer.model import Transformer, TransformerConfig
 from transformer.presets import PRESETS
 from transformer.machine import cheap_dropout, cpu_capability, describe_machine, matmul_gflops
 from transformer.training import LabelSmoothingLoss
+from transformer.fused_loss import FusedLabelSmoothingLoss
 
 
 RESTRICTIONS = ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA", "MKL_ENABLE_INSTRUCTIONS")   # kernels switched off
@@ -161,7 +162,7 @@ def build(kind, change, fused, model_kw, vocab):
         cfg = TransformerConfig(vocab, vocab, **{**kw, "dropout": change["dropout"]})
         return TorchTransformer(cfg, change["dropout"]), cross_entropy(0.1, cfg.pad_id)
     model = Transformer(TransformerConfig(vocab, vocab, **kw, **change))
-    return (cheap_dropout(model) if cheap else model), LabelSmoothingLoss(0.1, fused=fused)
+    return (cheap_dropout(model) if cheap else model), (FusedLabelSmoothingLoss if fused else LabelSmoothingLoss)(0.1)
 
 
 def peak_gflops(device):

@@ -35,7 +35,7 @@ import torch
 from transformer.data import load_split
 from transformer.machine import cpu_capability, describe_machine
 from transformer.shipped import load_model
-from transformer.translate import ALPHA, _cli
+from transformer.translate import ALPHA, run_command
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -172,4 +172,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    _cli(main)
+    run_command(main)

@@ -2,7 +2,7 @@
 // what the reader types, in the reader's browser, with nothing sent anywhere.
 //
 // It is chapter 10.3's OnnxTranslator (transformer/onnx_export.py) in JavaScript, step for step:
-//   - tokenizer.json (10.2: a plain Hugging Face tokenizers file) turns the German into the ids
+//   - tokenizer.json (10.2: a plain Hugging Face tokenizers file) turns the source into the ids
 //     the model reads, <eos> included: chapter 9.1's byte-level BPE, chapter 9's with_eos;
 //   - encoder.int8.onnx runs once (chapter 4), decoder.int8.onnx once per output token, on the
 //     whole prefix (chapter 5; no key/value cache, as 10.3 explains);
@@ -19,6 +19,9 @@ const HERE = new URL("./", import.meta.url).href;
 ort.env.wasm.wasmPaths = HERE;   // the WebAssembly runtime comes from this folder, not a CDN
 ort.env.wasm.numThreads = 1;     // threads need a cross-origin-isolated page; one is enough
 const MAX_CHARS = 2000;          // longer text is refused before it is even tokenized
+const ONNX_FORMAT = 1;           // the onnx.json this page reads (transformer/onnx_export.py)
+const NAMES = { en: "English", de: "German", fr: "French", cs: "Czech" };
+const language = (code) => NAMES[code] || code;
 
 const box = document.getElementById("tf-translator");
 
@@ -32,6 +35,7 @@ async function getJSON(name) {
 async function loadModel() {
   const start = performance.now();
   const spec = await getJSON("onnx.json");           // written by export_onnx (10.3)
+  if (spec.format !== ONNX_FORMAT) throw new Error(`onnx.json has format ${spec.format}; this page reads ${ONNX_FORMAT} (re-export with transformer-export --onnx)`);
   const files = spec.files.int8;                     // the 8-bit copy: a quarter of the bytes
   const [tokenizer, encoder, decoder] = await Promise.all([
     getJSON("tokenizer.json").then((json) => new Tokenizer(json, {})),
@@ -47,12 +51,12 @@ const idsTensor = (ids) => new ort.Tensor("int64", BigInt64Array.from(ids, BigIn
 // Chapter 10's output_budget: at most 1.5 times the source's length plus 10, within max_len - 1.
 const outputBudget = (lenS, maxLen) => Math.min(Math.floor(1.5 * lenS) + 10, maxLen - 1);
 
-// German -> source ids ending in <eos>; bad input throws an Error whose message the page shows.
+// Source sentence -> ids ending in <eos>; bad input throws an Error whose message the page
+// shows. The rules are OnnxTranslator.source_ids's (an empty line, more pieces than the model's
+// maximum); any character is allowed, as in Python: byte-level BPE has a piece for every byte.
 function sourceIds(model, sentence) {
-  if (!sentence.trim()) throw new Error("Type a German sentence first.");
+  if (!sentence.trim()) throw new Error(`Type a ${language(model.spec.langs[0])} sentence first.`);
   if (sentence.length > MAX_CHARS) throw new Error(`That is ${sentence.length} characters; the box takes at most ${MAX_CHARS}.`);
-  const emoji = sentence.match(/\p{Extended_Pictographic}/gu);
-  if (emoji) throw new Error(`The model never saw an emoji (Multi30k's sentences have none): remove ${emoji.join(" ")} and try again.`);
   const ids = model.tokenizer.encode(sentence).ids;
   const maxLen = model.spec.config.max_len;
   if (ids.length > maxLen) throw new Error(`${ids.length - 1} pieces: more than the model's maximum of ${maxLen - 1}. Try one sentence at a time.`);
@@ -93,7 +97,7 @@ function setState(state, message) {
   status.className = "tf-status" + (state === "error" ? " tf-error" : "");
 }
 
-// The map: a row per English piece, a column per German piece; a cell's shade is the weight.
+// The map: a row per target piece, a column per source piece; a cell's shade is the weight.
 function drawMap(model, src, result, head) {
   map.replaceChildren();
   if (!result.ids.length) return;
@@ -126,29 +130,33 @@ box.replaceChildren();
 box.append(element("style", {}, `
   .tf-translator textarea { width: 100%; font: inherit; padding: .4em; }
   .tf-translator .tf-row { display: flex; gap: .6em; align-items: center; margin: .4em 0; flex-wrap: wrap; }
-  .tf-translator .tf-english { font-size: 1.15em; min-height: 1.5em; margin: .4em 0; }
+  .tf-translator .tf-target { font-size: 1.15em; min-height: 1.5em; margin: .4em 0; }
   .tf-translator .tf-status { color: #555; font-size: .9em; margin: .2em 0; }
   .tf-translator .tf-error { color: #b00020; }
   .tf-translator table.tf-map { border-collapse: collapse; font-size: .8em; margin-top: .5em; }
   .tf-translator table.tf-map th { font-weight: normal; padding: 0 .3em; text-align: right; }
   .tf-translator table.tf-map th.tf-src { writing-mode: vertical-rl; transform: rotate(180deg); text-align: left; }
   .tf-translator table.tf-map td { width: 1.4em; height: 1.4em; border: 1px solid #eee; }`));
-const input = element("textarea", { id: "tf-german", rows: 2, maxLength: MAX_CHARS, value: "Zwei Hunde spielen im Schnee." });
-input.setAttribute("aria-label", "German sentence");
+const input = element("textarea", { id: "tf-source", rows: 2, maxLength: MAX_CHARS, value: "Zwei Hunde spielen im Schnee." });
+input.setAttribute("aria-label", "sentence to translate");
+const direction = element("p", { id: "tf-direction", className: "tf-status" });
 const button = element("button", { id: "tf-translate", type: "button", disabled: true }, "Translate");
 const heads = element("select", { id: "tf-head" });
 heads.append(element("option", { value: "mean" }, "map: heads averaged"));
-const english = element("p", { id: "tf-english", className: "tf-english" });
+const output = element("p", { id: "tf-target", className: "tf-target" });
 const status = element("p", { id: "tf-status" });
 const map = element("div", { id: "tf-map" });
 const row = element("div", { className: "tf-row" });
 row.append(button, heads);
-box.append(input, row, english, status, map);
+box.append(direction, input, row, output, status, map);
 
 let model = null, last = null;
 setState("loading", "Loading the model (about 9 MB) and the runtime ...");
 try {
   model = await loadModel();
+  const [src, tgt] = model.spec.langs;
+  direction.textContent = `${language(src)} → ${language(tgt)}`;
+  input.setAttribute("aria-label", `${language(src)} sentence`);
   for (let k = 0; k < model.spec.config.h; k++) heads.append(element("option", { value: k }, `map: head ${k + 1}`));
   box.dataset.loadMs = model.loadMs.toFixed(0);
   setState("ready", `Ready: loaded in ${(model.loadMs / 1000).toFixed(1)} s. Greedy search, the 8-bit copy of the model (chapter 10.3).`);
@@ -159,7 +167,7 @@ try {
 
 button.addEventListener("click", async () => {
   button.disabled = true;
-  english.textContent = "";
+  output.textContent = "";
   map.replaceChildren();
   try {
     const src = sourceIds(model, input.value);
@@ -167,11 +175,12 @@ button.addEventListener("click", async () => {
     const start = performance.now();
     const result = await greedy(model, src);
     const ms = performance.now() - start;
-    english.textContent = model.tokenizer.decode(result.ids, { skip_special_tokens: true });
+    output.textContent = model.tokenizer.decode(result.ids, { skip_special_tokens: true });
     last = { src, result };
     drawMap(model, src, result, heads.value);
     box.dataset.translateMs = ms.toFixed(0);
-    setState("done", `Translated in ${ms.toFixed(0)} ms: ${src.length} German pieces in, ${result.ids.length} English pieces out, greedy.`);
+    const [from, to] = model.spec.langs.map(language);
+    setState("done", `Translated in ${ms.toFixed(0)} ms: ${src.length} ${from} pieces in, ${result.ids.length} ${to} pieces out, greedy.`);
   } catch (error) {
     setState("error", error.message);
   } finally {

@@ -6,17 +6,22 @@ that translates in the reader's browser. This extension
 - exports the shipped model with the course's own command, `transformer-export --onnx`
   (chapter 10.3: float32 and 8-bit graphs, checked against PyTorch on 100 test sentences), into
   _build/translator/: started when the build starts, in a process of its own (the build reads
-  the pages on one core, the export uses the other), awaited when the HTML is written;
+  the pages on one core, the export uses the other), awaited when the HTML is written. The
+  export is kept for the next build while what decides it is unchanged (`export_key`: the
+  model folder and the package's code by content, the runtimes' versions, the settings that
+  choose the model and the test data);
 - then copies into the site's _static/translator/ what the page loads: the 8-bit graphs, tokenizer.json, onnx.json, the
   script, and onnxruntime-web's WebAssembly runtime and Hugging Face's JavaScript tokenizers,
   which the Makefile installs from npm into .cache/translator-js (as MathJax: nothing is loaded
   from a CDN and nothing is committed).
 """
+import hashlib
 import json
 import os
 import shutil
 import subprocess
 import sys
+from importlib import metadata
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,6 +43,26 @@ def runtime_files() -> list[Path]:
     return [RUNTIME / name for name in RUNTIME_FILES]
 
 
+def export_key() -> dict:
+    "What the export writes depends on: the model folder, the package's code, the runtimes, two settings."
+    digest = lambda p: hashlib.sha256(p.read_bytes()).hexdigest()
+    model = Path(os.environ.get("TRANSFORMER_MODEL") or ROOT / "models" / "de-en-cpu")
+    files = sorted(p for p in model.rglob("*") if p.is_file()) if model.is_dir() else []
+    return {"model": {p.relative_to(model).as_posix(): digest(p) for p in files},
+            "package": {p.name: digest(p) for p in sorted((ROOT / "transformer").glob("*.py"))
+                        if p.name != "_modidx.py"},
+            "versions": {d: metadata.version(d) for d in ("torch", "onnx", "onnxscript", "onnxruntime")},
+            "settings": {k: os.environ.get(k) for k in ("TRANSFORMER_MODEL", "MULTI30K_DIR")}}
+
+
+def kept_export(out: Path, key: dict) -> bool:
+    "True when `out` holds a finished export made with `key`."
+    try:
+        return json.loads((out / "key.json").read_text()) == key and (out / "onnx.json").is_file()
+    except (OSError, ValueError):
+        return False
+
+
 def start_export(out: Path) -> subprocess.Popen:
     "Start exporting the shipped model as ONNX into `out` with the course's command."
     shutil.rmtree(out, ignore_errors=True)
@@ -47,20 +72,27 @@ def start_export(out: Path) -> subprocess.Popen:
         return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=os.environ)
 
 
-def finish_export(process: subprocess.Popen, out: Path) -> dict:
-    "Wait for the export; its onnx.json, or a RuntimeError with the command's output."
+def finish_export(process: subprocess.Popen | None, out: Path, key: dict | None = None) -> dict:
+    """Wait for the export (None: the kept one); its onnx.json, or a RuntimeError with the
+    command's output. A finished export records `key` (key.json)."""
+    if process is None:
+        return json.loads((out / "onnx.json").read_text())
     code = process.wait()
     output = (out.parent / "translator.log").read_text()
     if code != 0:
         raise RuntimeError(f"{' '.join(process.args)} failed:\n{output}")
     print(output, end="")
+    if key is not None:
+        (out / "key.json").write_text(json.dumps(key, indent=1) + "\n")
     return json.loads((out / "onnx.json").read_text())
 
 
 def _builder_inited(app):
     runtime_files()                                          # fail early, before any page
     if app.builder.format == "html":
-        app._tf_export = start_export(Path(app.outdir).parent / "translator")
+        out = Path(app.outdir).parent / "translator"
+        app._tf_key = export_key()
+        app._tf_export = None if kept_export(out, app._tf_key) else start_export(out)
 
 
 def _page_context(app, pagename, templatename, context, doctree):
@@ -72,10 +104,11 @@ def _build_finished(app, exception):
     if app.builder.format != "html":
         return
     if exception is not None:                                # the build failed: stop the export
-        app._tf_export.kill()
+        if app._tf_export is not None:
+            app._tf_export.kill()
         return
     build = Path(app.outdir).parent                          # _build/
-    spec = finish_export(app._tf_export, build / "translator")
+    spec = finish_export(app._tf_export, build / "translator", app._tf_key)
     site = Path(app.outdir) / "_static" / SITE_DIR
     shutil.rmtree(site, ignore_errors=True)
     site.mkdir(parents=True)

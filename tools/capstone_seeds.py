@@ -29,7 +29,7 @@ def main():
     parser.add_argument("--pieces", default="solutions", help="folder of exercise notebooks 01-05 and 09 (default: solutions)")
     parser.add_argument("--json", help="also write the accuracies, machine and command to this file")
     args = parser.parse_args()
-    setup, cells = notebook.cells(notebook.read(f"{args.pieces}/09_capstone.ipynb"))
+    setup, cells = notebook.cells(notebook.read(f"{args.pieces}/capstone.ipynb"))
     ns = {}
     exec(setup + "\n" + cells[1], ns)
     pieces = capstone.load_pieces(args.pieces)

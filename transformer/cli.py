@@ -10,14 +10,16 @@ import argparse, json, os, shlex, shutil, sys
 from dataclasses import replace
 from pathlib import Path
 import torch.distributed as dist
-from .data import Vocab, load_split
+from .data import (LANGS, DataError, Vocab, check_languages, load_split,
+                              load_tokenized_references, read_lines)
 from .model import Transformer, TransformerConfig
 from .checkpoint import Checkpoint, CheckpointError, Snapshots
 from .presets import PRESETS
-from .translate import (ALPHA, InputError, Translator, _cli, _report,
-                                   prepare_data, score_split)
+from .translate import (ALPHA, InputError, Translator, corpus_scores,
+                                   prepare_data, print_scores, run_command,
+                                   score_split)
 from .shipped import (TARGET_TOKENIZER, default_model_dir, export_model,
-                                 load_model)
+                                 load_model, read_card, score_card)
 from .onnx_export import OnnxTranslator, compare_with_pytorch, export_onnx
 from .machine import describe_machine, join_process_group, pick_device
 from .loop import TrainConfig, train
@@ -59,6 +61,7 @@ def _add_train_overrides(p):
 # %% ../chapters/12_commands.ipynb #a0d5e7c2
 def _add_data_options(p):
     "Add the options of transformer-train that change the data or the model."
+    _add_corpus_options(p)
     p.add_argument("--vocab", choices=["bpe", "bpe-separate", "word"], help="bpe: one "
                    "sub-word vocabulary for both languages, all embeddings tied (the "
                    "preset's); bpe-separate: one of --vocab-size per language; word: a "
@@ -67,9 +70,9 @@ def _add_data_options(p):
                    help="entries of the sub-word vocabulary, of each one with "
                    "bpe-separate (default: the preset's)")
     p.add_argument("--output-layer", choices=["target", "all"], help="target: the "
-                   "output layer scores only the sub-words English uses (the "
+                   "output layer scores only the sub-words the target uses (the "
                    "presets'); all: every entry of the shared vocabulary (with "
-                   "bpe-separate every entry is English, and both mean all)")
+                   "bpe-separate every entry is a target piece, and both mean all)")
     p.add_argument("--dropout", type=float, help="dropout (default: the preset's)")
     p.add_argument("--n-layers", type=int, help="N, the layers of the encoder and "
                    "of the decoder (default: the preset's)")
@@ -80,17 +83,32 @@ def _add_data_options(p):
                    "snapshots (default: the preset's averaged number), to average "
                    "others later with tools/average_snapshots.py")
 
+# %% ../chapters/12_commands.ipynb #a0d5e7c3
+def _add_corpus_options(p):
+    "Add the options of transformer-train that name the languages and the splits."
+    p.add_argument("--src", default="de", help="source language: a Multi30k language "
+                   "(en, de, fr, cs) or the LANG of your folder's SPLIT.LANG files "
+                   "(default: %(default)s)")
+    p.add_argument("--tgt", default="en", help="target language (default: %(default)s)")
+    p.add_argument("--train-split", default="train", help="name of the training "
+                   "split's files in --data (default: %(default)s)")
+    p.add_argument("--val-split", default="val", help="name of the validation split's "
+                   "files in --data (default: %(default)s)")
+
 # %% ../chapters/12_commands.ipynb #052a1155
 def _train_parser():
     "The command line of transformer-train."
     p = argparse.ArgumentParser(prog="transformer-train", description="Train a "
-        "Transformer to translate German to English on Multi30k. Writes checkpoint.pt "
+        "Transformer to translate: German to English on Multi30k by default, any two "
+        "of its languages with --src/--tgt, or your own parallel text with --data "
+        "(files SPLIT.LANG or SPLIT.LANG.gz, one sentence per line). Writes "
+        "checkpoint.pt "
         "and metrics.jsonl to the output folder; --resume continues an interrupted run "
         "exactly. Runs unchanged under `torchrun --nproc_per_node=N`.")
     p.add_argument("--config", default="cpu", choices=list(PRESETS),
                    help="preset (default: cpu, on a CPU and on a GPU alike)")
-    p.add_argument("--data", help="folder with the Multi30k .gz files "
-                   "(default: $MULTI30K_DIR, else download)")
+    p.add_argument("--data", help="folder with the corpus files: Multi30k's .gz files "
+                   "or your own (default: $MULTI30K_DIR, else download Multi30k)")
     p.add_argument("--out", help="output folder (default: runs/<config>)")
     p.add_argument("--resume", action="store_true",
                    help="continue the run in the output folder")
@@ -122,7 +140,9 @@ def _options(a, model_kw, resumed=None):
     if resumed: return Checkpoint.load(resumed).options
     given = {k: getattr(a, k) for k in
              ("vocab", "vocab_size", "output_layer", "dropout", "n_layers", "pre_norm")}
-    options = {**PRESETS[a.config]["data"], "dropout": model_kw["dropout"],
+    check_languages(a.src, a.tgt)
+    options = {**PRESETS[a.config]["data"], "langs": [a.src, a.tgt],
+               "splits": [a.train_split, a.val_split], "dropout": model_kw["dropout"],
                "n_layers": model_kw["n_layers"],
                "pre_norm": model_kw.get("pre_norm", False),
                **{k: v for k, v in given.items() if v is not None}}
@@ -181,7 +201,7 @@ def _train_in_group(model, data, cfg, resume, record, callback):
 
 # %% ../chapters/12_commands.ipynb #0c770f50
 def train_main(argv=None):
-    "transformer-train: train a German-to-English model on Multi30k."
+    "transformer-train: train a translation model (German to English on Multi30k)."
     a = _train_parser().parse_args(argv)
     def run():
         model_kw, cfg = preset(
@@ -192,7 +212,9 @@ def train_main(argv=None):
         cfg, out = _resumable(cfg, a.resume), Path(cfg.out_dir)
         options = _options(a, model_kw, out / "checkpoint.pt" if a.resume else None)
         data = prepare_data(a.data, options["vocab"], options["vocab_size"],
-                            options["output_layer"])
+                            options["output_layer"],
+                            langs=tuple(options.get("langs", LANGS)),
+                            splits=tuple(options.get("splits", ("train", "val"))))
         model = _model(data["pipeline"], model_kw, options)
         record = _run_record(data, a.config, cfg.device, options, argv)
         snapshots = Snapshots(model, out / "snapshots", **PRESETS[a.config]["average"],
@@ -205,7 +227,7 @@ def train_main(argv=None):
             print(f"done: step {last['step']}, valid loss {last['valid_loss']:.3f}, "
                   f"checkpoint {out / 'checkpoint.pt'}" + (n > 0) * f", average of "
                   f"the last {n} snapshots {out / 'averaged.pt'}")
-    _cli(run)
+    run_command(run)
 
 # %% ../chapters/12_commands.ipynb #1c6c0543
 def _parse_with_search_options(p, argv):
@@ -217,8 +239,8 @@ def _parse_with_search_options(p, argv):
                        "instead, e.g. runs/cpu/averaged.pt")
     p.add_argument("--beam", type=int, default=4,
                    help="beam size; 1 = greedy (default: %(default)s)")
-    p.add_argument("--alpha", type=float, default=ALPHA,
-                   help="length penalty (default: %(default)s)")
+    p.add_argument("--alpha", type=float, help="length penalty (default: a model "
+                   f"folder's, chosen on validation; a checkpoint's {ALPHA})")
     p.add_argument("--allow-unk", action="store_true",
                    help="let the output contain <unk> (default: never)")
     p.add_argument("--device", help="cpu or cuda (default: cuda when available)")
@@ -237,14 +259,15 @@ def _read_lines(texts):
 
 # %% ../chapters/12_commands.ipynb #8cbb13ed
 def translate_main(argv=None):
-    """transformer-translate: German on the command line or standard input, English on
-    standard output."""
+    """transformer-translate: sentences in the model's source language on the command
+    line or standard input, its target language on standard output."""
     p = argparse.ArgumentParser(prog="transformer-translate", description="Translate "
-        "German sentences to English, one per line. Reads the sentences given as "
+        "sentences, one per line, from the model's source language to its target "
+        "language (the shipped model: German to English). Reads the sentences given as "
         "arguments, or standard input. A line that cannot be translated gives an empty "
         "output line, an error on stderr, and exit status 1 at the end.")
     p.add_argument("text", nargs="*",
-                   help="German sentences (default: read standard input)")
+                   help="sentences (default: read standard input)")
     a = _parse_with_search_options(p, argv)
 
     def run():
@@ -256,55 +279,86 @@ def translate_main(argv=None):
             except InputError as e:
                 print(f"error: line {n}: {e}", file=sys.stderr)
                 bad += 1
-        english = translator.translate_ids([ids for _, ids in good], a.beam, a.alpha,
+        outputs = translator.translate_ids([ids for _, ids in good], a.beam, a.alpha,
                                            unk=a.allow_unk)
-        results = dict(zip([n for n, _ in good], english))
+        results = dict(zip([n for n, _ in good], outputs))
         for n in range(1, len(lines) + 1):
             print(results.get(n, ""))
         return 1 if bad else 0
-    sys.exit(_cli(run))
+    sys.exit(run_command(run))
 
 # %% ../chapters/12_commands.ipynb #a7c0af06
 def _evaluate_parser():
     "The command line of transformer-evaluate, without the decoding options."
     p = argparse.ArgumentParser(prog="transformer-evaluate", description="Translate a "
-        "Multi30k split with a checkpoint and score it with sacreBLEU (BLEU and chrF) "
-        "against the references; prints the scores with their signatures and writes "
-        "the translations, one per line.")
+        "split with a checkpoint or model folder, in the languages it was trained on, "
+        "and score it with sacreBLEU (BLEU and chrF) against the references; and, "
+        "where "
+        "Multi30k's tokenised lowercased references exist (tok/ in the data folder), "
+        "the way published Multi30k systems are scored. Prints the scores with their "
+        "signatures and writes the translations, one per line.")
     p.add_argument("--split", default="test_2016_flickr", help="(default: %(default)s)")
-    p.add_argument("--data", help="folder with the Multi30k .gz files "
-                   "(default: $MULTI30K_DIR, else download)")
+    p.add_argument("--data", help="folder with the corpus files "
+                   "(default: $MULTI30K_DIR, else download Multi30k)")
     p.add_argument("--limit", type=int, help="only the first N sentences")
     p.add_argument("--output",
                    help="file for the translations (default: next to the checkpoint)")
     p.add_argument("--json", help="also write the scores to this JSON file")
+    p.add_argument("--hypotheses", help="score this file's translations (one per line, "
+                   "made elsewhere) instead of translating; languages from --src/--tgt")
+    p.add_argument("--src", default="de", help="with --hypotheses: the source language "
+                   "(default: %(default)s)")
+    p.add_argument("--tgt", default="en", help="with --hypotheses: the target language "
+                   "(default: %(default)s)")
     return p
 
 # %% ../chapters/12_commands.ipynb #b8cd4637
 def evaluate_main(argv=None):
-    "transformer-evaluate: sacreBLEU and chrF of a checkpoint on a Multi30k split."
+    "transformer-evaluate: sacreBLEU and chrF of a checkpoint on a split."
     a = _parse_with_search_options(_evaluate_parser(), argv)
 
     def run():
+        if a.hypotheses: return _score_file(a)
         translator = _load_translator(a)
-        pairs = load_split(a.split, a.data)[:a.limit]
-        hyps, result = score_split(translator, pairs, a.beam, a.alpha, a.allow_unk)
+        src, tgt = translator.langs
+        pairs = load_split(a.split, a.data, src=src, tgt=tgt)[:a.limit]
+        tokenized = load_tokenized_references(a.split, tgt, a.data)
+        hyps, result = score_split(translator, pairs, a.beam, a.alpha, a.allow_unk,
+                                   tokenized and tokenized[:len(pairs)])
         source = a.checkpoint or str(a.model or default_model_dir())
-        result = {"split": a.split, "checkpoint": source, **translator.info,
+        result = {"split": a.split, "checkpoint": source, "langs": [src, tgt],
+                  **translator.info,
                   **result}
         # e.g. runs/cpu/averaged.test_2016_flickr.beam4.en; a model's: runs/evaluate/
         ckpt = (Path(a.checkpoint) if a.checkpoint
                 else Path("runs") / "evaluate" / Path(source).name)
         unk = ".unk" if a.allow_unk else ""
-        name = f"{ckpt.stem}.{a.split}.beam{a.beam}{unk}.en"
+        name = f"{ckpt.stem}.{a.split}.beam{a.beam}{unk}.{tgt}"
         out = Path(a.output or ckpt.with_name(name))
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text("".join(h + "\n" for h in hyps), encoding="utf-8")
-        _report(result, out)
+        print_scores(result, out)
         if a.json:
             Path(a.json).write_text(json.dumps(result, indent=1) + "\n")
         return 0
-    sys.exit(_cli(run))
+    sys.exit(run_command(run))
+
+# %% ../chapters/12_commands.ipynb #b8cd4638
+def _score_file(a):
+    "transformer-evaluate --hypotheses FILE: score translations made elsewhere."
+    pairs = load_split(a.split, a.data, src=a.src, tgt=a.tgt)[:a.limit]
+    hyps = read_lines(a.hypotheses)
+    if len(hyps) != len(pairs):
+        raise DataError(f"{a.hypotheses}: {len(hyps)} lines, but {a.split} has "
+                        f"{len(pairs)} sentences")
+    tokenized = load_tokenized_references(a.split, a.tgt, a.data)
+    tokenized = tokenized and tokenized[:len(pairs)]
+    result = {"split": a.split, "hypotheses": a.hypotheses, "langs": [a.src, a.tgt],
+              "sentences": len(pairs),
+              **corpus_scores(hyps, [t for _, t in pairs], a.tgt, tokenized)}
+    print_scores(result, a.hypotheses)
+    if a.json: Path(a.json).write_text(json.dumps(result, indent=1) + "\n")
+    return 0
 
 # %% ../chapters/12_commands.ipynb #64d9f6b6
 def _export_parser():
@@ -323,7 +377,16 @@ def _export_parser():
                    "(extra: ctranslate2)")
     p.add_argument("--data", help="folder with the Multi30k .gz files")
     p.add_argument("--beam", type=int, default=4, help="(default: %(default)s)")
-    p.add_argument("--alpha", type=float, default=ALPHA, help="(default: %(default)s)")
+    p.add_argument("--alpha", type=float, help="length penalty (default: the best of "
+                   "--alphas on val)")
+    p.add_argument("--alphas", default="0.6,1.0,1.5", help="length penalties to choose "
+                   "from on val (default: %(default)s)")
+    p.add_argument("--splits", default="val,test_2016_flickr", help="the splits the "
+                   "card "
+                   "scores, the validation split first (default: %(default)s)")
+    p.add_argument("--rescore", action="store_true", help="score the model folder "
+                   "(--model, default: the shipped one) again and rewrite its card's "
+                   "scores; its weights are untouched")
     return p
 
 # %% ../chapters/12_commands.ipynb #bdd35619
@@ -334,38 +397,50 @@ def _write_folder(a, argv):
     command = "transformer-export " + shlex.join(args)
     card = export_model(translator, a.folder, {"checkpoint": a.checkpoint,
                         "run": translator.info, "export_command": command})
-    shipped, scores = load_model(a.folder, "cpu"), {}   # as a user will load it
-    for split in ("val", "test_2016_flickr"):
-        _, r = score_split(shipped, load_split(split, a.data), a.beam, a.alpha)
-        scores[split] = {k: r[k] for k in ("bleu", "chrf", "bleu_tokenized_lc",
-                         "length_ratio", "sentences", "beam", "alpha", "search_s")}
-        print(f"{split}: BLEU {r['bleu']:.2f}, chrF {r['chrf']:.2f}, tokenized "
-              f"lowercased BLEU {r['bleu_tokenized_lc']:.2f}")
-    card["scores"] = {**scores, "bleu_signature": r["bleu_signature"],
-                      "decoded_in": "float32", "scored_on": describe_machine("cpu")}
-    Path(a.folder, "card.json").write_text(json.dumps(card, indent=1) + "\n")
+    _score_folder(a.folder, a, command)
     print(f"wrote {a.folder} (sha256 {card['sha256'][:16]}...)")
-    return shipped
+    return load_model(a.folder, "cpu")
+
+def _score_folder(folder, a, command):
+    """Score a model folder as a user loads it (`score_card`: alpha chosen on val) and
+    write the scores into its card; the weights are not touched."""
+    shipped = load_model(folder, "cpu")
+    alphas = [float(x) for x in a.alphas.split(",")] if a.alpha is None else [a.alpha]
+    splits = a.splits.split(",")
+    scores = score_card(shipped, a.data, a.beam, alphas, splits)
+    for split in splits:
+        s = scores[split]
+        published = ("" if s["bleu_published"] is None
+                     else f", published way {s['bleu_published']:.2f}")
+        print(f"{split}: BLEU {s['bleu']:.2f}, chrF {s['chrf']:.2f}, tokenized "
+              f"lowercased BLEU {s['bleu_tokenized_lc']:.2f}{published} "
+              f"(alpha {scores['alpha']})")
+    card = read_card(folder)
+    card["scores"] = {**scores, "scored_on": describe_machine("cpu"),
+                      "command": command}
+    Path(folder, "card.json").write_text(json.dumps(card, indent=1) + "\n")
 
 # %% ../chapters/12_commands.ipynb #c12cli11
 def _export_onnx(translator, model_folder, out, data):
     """`translator`'s ONNX graphs in `out`, beside the model folder's tokenizer.json;
     checked against PyTorch on 100 test sentences, the check kept in onnx.json."""
-    spec = export_onnx(translator.model, out)
+    spec = export_onnx(translator.model, out, langs=translator.langs)
     for name in ("tokenizer.json", TARGET_TOKENIZER):       # the second if there is one
         if (Path(model_folder) / name).is_file():
             shutil.copy(Path(model_folder) / name, out)
-    german = [de for de, _ in load_split("test_2016_flickr", data)[:100]]
+    src, tgt = translator.langs
+    pairs = load_split("test_2016_flickr", data, src=src, tgt=tgt)[:100]
+    sources = [s for s, _ in pairs]
     spec["checked"] = {"sentences": "the first 100 of test_2016_flickr, greedy"}
     for kind in spec["files"]:
         check = compare_with_pytorch(translator, OnnxTranslator(out, kind == "int8"),
-                                     german)
+                                     sources)
         spec["checked"][kind] = check
         print(f"ONNX {kind}: the same greedy translation as PyTorch for "
               f"{check['same']} of {check['sentences']} sentences, largest logit "
               f"difference {check['largest_logit_difference']:.1e}")
     float32 = spec["checked"]["float32"]
-    if float32["largest_logit_difference"] >= 1e-3 or float32["same"] < len(german):
+    if float32["largest_logit_difference"] >= 1e-3 or float32["same"] < len(sources):
         raise InputError(f"{out}: the float32 graphs do not compute what PyTorch "
                          "computes (see above)")
     Path(out, "onnx.json").write_text(json.dumps(spec, indent=1) + "\n")
@@ -380,11 +455,15 @@ def export_main(argv=None):
     a = p.parse_args(argv)
     if (a.checkpoint is None) != (a.folder is None) or (a.checkpoint and a.model):
         p.error("give CHECKPOINT and FOLDER (a new model folder), or neither")
-    if a.checkpoint is None and not (a.onnx or a.ctranslate2):
-        p.error("nothing to do: give CHECKPOINT FOLDER, --onnx or --ctranslate2")
+    if a.checkpoint is None and not (a.onnx or a.ctranslate2 or a.rescore):
+        p.error("nothing to do: give CHECKPOINT FOLDER, --onnx, --ctranslate2 or "
+                "--rescore")
 
     def run():
         folder = a.folder or a.model or default_model_dir()
+        args = sys.argv[1:] if argv is None else argv
+        command = "transformer-export " + shlex.join(args)
+        if a.rescore and not a.checkpoint: _score_folder(folder, a, command)
         translator = (_write_folder(a, argv) if a.checkpoint
                       else load_model(folder, "cpu"))
         if a.onnx:
@@ -393,4 +472,4 @@ def export_main(argv=None):
             from transformer.ctranslate import export_ctranslate2   # 10.4, optional
             print(f"wrote {export_ctranslate2(translator, a.ctranslate2)}")
         return 0
-    sys.exit(_cli(run))
+    sys.exit(run_command(run))

@@ -10,7 +10,7 @@ import math
 from pathlib import Path
 import numpy as np
 from .data import SPECIALS, Vocab
-from .translate import ALPHA, InputError, _length_chunks, output_budget
+from .translate import ALPHA, InputError, length_chunks, output_budget
 
 # %% ../chapters/10_ctranslate2.ipynb #ct200009
 def _ctranslate2():
@@ -132,24 +132,27 @@ def length_penalty_exponent(alpha, length):
 # %% ../chapters/10_ctranslate2.ipynb #ct200022
 class CTranslate2Translator:
     """A CTranslate2 model folder with the course's `Translator` (its pipeline, input
-    checks and output budget): German sentences in, English out, searched as
+    checks and output budget): source sentences in, target sentences out, searched as
     `Translator` searches, as far as CTranslate2 allows."""
     def __init__(self, folder, translator, threads=1):
         ctranslate2 = _ctranslate2()
         self.runtime = ctranslate2.Translator(str(folder), device="cpu",
                                               intra_threads=threads, inter_threads=1)
         self.translator, cfg = translator, translator.model.cfg
+        self.langs = translator.langs                     # (source, target)
         self.names = token_names(max(cfg.src_vocab, cfg.tgt_vocab))
         self.ids = {name: i for i, name in enumerate(self.names)}
 
-    def translate(self, sentences, beam_size=4, alpha=ALPHA, unk=False):
-        "German sentences -> English sentences (InputError on the first bad one)."
+    def translate(self, sentences, beam_size=4, alpha=None, unk=False):
+        """Source sentences -> target sentences (InputError on the first bad one);
+        `alpha` None: the course translator's."""
         sources = [self.translator.sentence_ids(s) for s in sentences]
         return self.translate_ids(sources, beam_size, alpha, unk=unk)
 
-    def translate_ids(self, sources, beam_size=4, alpha=ALPHA, batch_size=64,
+    def translate_ids(self, sources, beam_size=4, alpha=None, batch_size=64,
                       unk=False):
-        "Lists of source ids (ending in <eos>) -> English sentences."
+        "Lists of source ids (ending in <eos>) -> target sentences."
+        alpha = self.translator.alpha if alpha is None else alpha
         hyps, _ = self.search_ids(sources, beam_size, alpha, batch_size, unk)
         return [self.translator.pipeline.sentence(ids) for ids in hyps]
 
@@ -158,7 +161,7 @@ class CTranslate2Translator:
         sources of one length, each with its output budget. A score is log P / |Y|^beta
         (`length_penalty_exponent`); greedy: log P."""
         model, out = self.translator.model, [None] * len(sources)
-        for chunk in _length_chunks(sources, batch_size):
+        for chunk in length_chunks(sources, batch_size):
             len_s = len(sources[chunk[0]])
             beta = length_penalty_exponent(alpha, len_s) if beam_size > 1 else 0.0
             results = self.runtime.translate_batch(

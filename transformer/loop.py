@@ -13,8 +13,9 @@ from pathlib import Path
 import torch
 from torch import nn
 from tqdm import tqdm
-from .training import (LabelSmoothingLoss, learning_rate, make_batch,
-                                  make_optimizer, validation_loss)
+from .training import (learning_rate, make_batch, make_optimizer,
+                                  validation_loss)
+from .fused_loss import FusedLabelSmoothingLoss
 from .machine import (RunState, ShardedSampler, cheap_dropout,
                                  choose_precision, load_run, matmul_gflops, pick_device,
                                  plan_updates, ranks, save_run, sum_over_ranks,
@@ -158,7 +159,7 @@ def _set_up(model, examples, cfg, pad_id, resume):
                               [len(t) + 1 for _, t in examples], cfg.max_tokens,
                               seed=cfg.seed, rank=rank, world_size=world)
     optimizer = make_optimizer(model)
-    criterion = LabelSmoothingLoss(cfg.label_smoothing, pad_id, fused=True)
+    criterion = FusedLabelSmoothingLoss(cfg.label_smoothing, pad_id)
     state = (load_run(Path(cfg.out_dir) / "checkpoint.pt", model, optimizer, sampler,
                       cfg.seed) if resume else RunState())
     return device, sampler, optimizer, criterion, state

@@ -13,8 +13,7 @@ from dataclasses import asdict, dataclass, field
 import torch
 import torch.distributed as dist
 from torch import nn
-from .training import TokenBatchSampler
-from .checkpoint import Checkpoint, CheckpointError
+from .checkpoint import Checkpoint, CheckpointError, ResumableSampler
 
 # %% ../chapters/11_machines.ipynb #a7c1e002
 def cpu_capability():
@@ -188,8 +187,8 @@ def join_process_group(device):
     return True
 
 # %% ../chapters/11_machines.ipynb #shs00001
-class ShardedSampler(TokenBatchSampler):
-    """Chapter 7's sampler for one of `world_size` processes: rank r takes every
+class ShardedSampler(ResumableSampler):
+    """7.1's resumable sampler for one of `world_size` processes: rank r takes every
     world_size-th batch of the epoch from r on, the last round filled with repeats so
     that every rank makes as many steps."""
     def __init__(self, src_lengths, tgt_lengths, max_tokens, shuffle=True, seed=0,

@@ -162,26 +162,29 @@ class SubwordPipeline:
     target side needs (`targets_first`)."""
     kind = "bpe"
 
-    def __init__(self, subwords, outputs=None, target=None):
+    def __init__(self, subwords, outputs=None, target=None, langs=LANGS):
         self.subwords, self.outputs = subwords, outputs      # the source's, or both's
+        self.langs = tuple(langs)                            # (source, target)
         self.target = subwords if target is None else target
         self.shared = target is None       # one table: the model ties all three (ch. 6)
 
     @classmethod
-    def learn(cls, pairs, vocab_size=8000, output_layer="all", shared=True):
-        """Merges learnt on both sides of (german, english) training pairs;
-        `output_layer` "target" numbers the English pieces first. `shared=False`: a
+    def learn(cls, pairs, vocab_size=8000, output_layer="all", shared=True,
+              langs=LANGS):
+        """Merges learnt on both sides of (source, target) training pairs in `langs`;
+        `output_layer` "target" numbers the target's pieces first. `shared=False`: a
         vocabulary of `vocab_size` per language, each learnt on its own side (all
-        outputs English)."""
+        outputs target pieces)."""
         if output_layer not in ("all", "target"):
             raise ValueError(f"output_layer must be all or target, not "
                              f"{output_layer!r}")
         if not shared:
-            return cls(Subwords.learn([de for de, _ in pairs], vocab_size),
-                       target=Subwords.learn([en for _, en in pairs], vocab_size))
+            return cls(Subwords.learn([s for s, _ in pairs], vocab_size),
+                       target=Subwords.learn([t for _, t in pairs], vocab_size),
+                       langs=langs)
         subwords = Subwords.learn([s for p in pairs for s in p], vocab_size)
-        if output_layer == "all": return cls(subwords)
-        return cls(*targets_first(subwords, [en for _, en in pairs]))
+        if output_layer == "all": return cls(subwords, langs=langs)
+        return cls(*targets_first(subwords, [t for _, t in pairs]), langs=langs)
 
     @property
     def sizes(self): return len(self.subwords), len(self.target)
@@ -200,17 +203,21 @@ class SubwordPipeline:
     def target_pieces(self, ids): return self._pieces(self.target, ids)
     def sentence(self, ids): return self.target.text(ids)
     def state(self):
-        return {"kind": self.kind, "subwords": self.subwords.to_str(),
-                "outputs": self.outputs,
+        return {"kind": self.kind, "langs": list(self.langs),
+                "subwords": self.subwords.to_str(), "outputs": self.outputs,
                 **({} if self.shared else {"target": self.target.to_str()})}
 
 # %% ../chapters/09_subwords.ipynb #c7009ab2
 def pipeline_from_state(state):
-    "The pipeline a checkpoint saved with `state()` (before sub-words: its vocab)."
+    """The pipeline a checkpoint saved with `state()`; a state that names no
+    languages is German to English."""
+    langs = tuple(state.get("langs", LANGS))
     if state.get("kind") == "bpe":
         target = state.get("target")         # only with a vocabulary per language
         target = target and Subwords.from_str(target)
         return SubwordPipeline(Subwords.from_str(state["subwords"]),
-                               state.get("outputs"), target)
-    return WordPipeline(*(Vocab(state["vocab"][lang]) for lang in LANGS),
-                        state["src_chars"])
+                               state.get("outputs"), target, langs)
+    vocab = state["vocab"]
+    sides = ("source", "target") if "source" in vocab else LANGS  # or by language
+    return WordPipeline(*(Vocab(vocab[side]) for side in sides), state["src_chars"],
+                        langs)

@@ -4,8 +4,8 @@
 
 # %% auto #0
 __all__ = ['PAD', 'UNK', 'BOS', 'EOS', 'TOY_MODEL', 'TOY_TRAIN', 'reverse_task', 'toy_splits', 'Batch', 'make_batch',
-           'smoothed_targets', 'LabelSmoothingLoss', 'noam_lr', 'linear_decay_lr', 'learning_rate', 'make_optimizer',
-           'average_weights', 'TokenBatchSampler', 'validation_loss']
+           'smoothed_targets', 'position_losses', 'LabelSmoothingLoss', 'noam_lr', 'linear_decay_lr', 'learning_rate',
+           'make_optimizer', 'TokenBatchSampler', 'validation_loss', 'fit', 'average_weights']
 
 # %% ../chapters/07_training.ipynb #6e9eb937
 import math, random
@@ -90,7 +90,7 @@ def smoothed_targets(target, vocab, smoothing=0.1, pad_id=0):
     return q.masked_fill((target == pad_id).unsqueeze(-1), 0.0)  # padding: no target
 
 # %% ../chapters/07_training.ipynb #b27712f9
-def _position_losses(logp, target, smoothing, pad_id):
+def position_losses(logp, target, smoothing, pad_id):
     """-sum_v q_v log p_v at each position, from log-probabilities (..., vocab)."""
     nll = -logp.gather(-1, target.unsqueeze(-1)).squeeze(-1)        # (...)
     # the other tokens, pad excluded: minus the sum of their log-probabilities
@@ -101,55 +101,21 @@ def _smoothed_loss(logp, target, smoothing, pad_id):
     """Mean over the non-pad positions of -sum_v q_v log p_v, from log-probabilities
     (batch, len, vocab)."""
     real = target != pad_id
-    losses = _position_losses(logp, target, smoothing, pad_id)      # (batch, len)
+    losses = position_losses(logp, target, smoothing, pad_id)      # (batch, len)
     return losses[real].sum() / real.sum().clamp(min=1)
 
 # %% ../chapters/07_training.ipynb #40c1a04c
 class LabelSmoothingLoss(nn.Module):
     """Cross-entropy against `smoothed_targets`, averaged over the non-pad target
-    tokens. `fused=True` computes the same loss with a hand-written backward pass (the
-    gradient p - q), which is faster; the training loop uses it."""
-    def __init__(self, smoothing=0.1, pad_id=0, fused=False):
+    tokens."""
+    def __init__(self, smoothing=0.1, pad_id=0):
         super().__init__()
-        self.smoothing, self.pad_id, self.fused = smoothing, pad_id, fused
+        self.smoothing, self.pad_id = smoothing, pad_id
 
     # logits (batch, len, vocab), target (batch, len)
     def forward(self, logits, target):
-        if self.fused:
-            return _FusedSmoothedLoss.apply(logits, target, self.smoothing, self.pad_id)
         logp = F.log_softmax(logits.float(), dim=-1)  # (batch, len, vocab)
         return _smoothed_loss(logp, target, self.smoothing, self.pad_id)
-
-# %% ../chapters/07_training.ipynb #c716e018
-class _FusedSmoothedLoss(torch.autograd.Function):
-    """The same loss; the forward pass also computes its gradient (p - q) / n_real,
-    `rows` positions at a time on a CPU (all at once elsewhere); backward scales it."""
-    @staticmethod
-    def forward(ctx, logits, target, smoothing, pad_id, rows=64):
-        flat, tgt = logits.flatten(0, -2), target.flatten()   # (n, vocab), (n,)
-        real, off = tgt != pad_id, smoothing / (flat.size(-1) - 2)  # off: q of a wrong
-        n_real = real.sum().clamp(min=1)                            # non-pad token
-        grad = torch.empty_like(flat) if ctx.needs_input_grad[0] else None
-        rows = rows if flat.device.type == "cpu" else max(len(flat), 1)
-        total = torch.zeros((), device=flat.device)
-        for i in range(0, len(flat), rows):     # one block stays in the CPU's cache
-            logp = F.log_softmax(flat[i:i + rows].float(), dim=-1)     # (rows, vocab)
-            t, r = tgt[i:i + rows], real[i:i + rows]
-            total += _position_losses(logp, t, smoothing, pad_id)[r].sum()
-            if grad is None: continue
-            g = logp.exp_().sub_(off)      # p - q for every wrong non-pad token
-            g[:, pad_id] += off                                          # q(<pad>) = 0
-            g.scatter_add_(-1, t[:, None], g.new_full((len(t), 1),      # q(y) = 1 - eps
-                                                      off - (1 - smoothing)))
-            grad[i:i + rows] = g.mul_(r[:, None] / n_real)           # pad: none
-        ctx.save_for_backward(grad)
-        ctx.shape = logits.shape
-        return total / n_real
-
-    @staticmethod
-    def backward(ctx, grad_loss):
-        (grad,) = ctx.saved_tensors
-        return (grad * grad_loss).view(ctx.shape), None, None, None, None
 
 # %% ../chapters/07_training.ipynb #f0264eb4
 def noam_lr(step, d_model, warmup, factor=1.0):
@@ -186,14 +152,6 @@ def make_optimizer(model):
 TOY_MODEL = dict(d_model=64, n_layers=1, h=4, d_ff=256, dropout=0.1)
 TOY_TRAIN = dict(max_tokens=2048, max_steps=500, warmup=100, lr_factor=0.5)
 
-# %% ../chapters/07_training.ipynb #ca7e0004
-def average_weights(states):
-    """The average of `states`, state dicts of one model, tensor by tensor (summed in
-    float32); a tensor that is not floating point is the last state's."""
-    last = states[-1]
-    return {name: (sum(s[name].float() for s in states) / len(states)).to(t.dtype)
-            if t.is_floating_point() else t for name, t in last.items()}
-
 # %% ../chapters/07_training.ipynb #42fa8a4b
 def _cut_by_length(order, src_lengths, tgt_lengths, max_tokens):
     """Sort the example indices `order` by length (stably) and cut them greedily into
@@ -216,15 +174,14 @@ def _cut_by_length(order, src_lengths, tgt_lengths, max_tokens):
 class TokenBatchSampler:
     """Batches of example indices of similar length, each at most `max_tokens` tokens
     per side once padded (an example longer than that gets a batch of its own).
-
-    An epoch's batches depend only on `seed` and the epoch. Iterating gives the rest of
-    the current epoch, then moves to the next; `state_dict()` records the place."""
+    An epoch's batches depend only on `seed` and the epoch; iterating gives the current
+    epoch's batches and moves to the next."""
     def __init__(self, src_lengths, tgt_lengths, max_tokens, shuffle=True, seed=0):
         if len(src_lengths) != len(tgt_lengths):
             raise ValueError("src_lengths and tgt_lengths differ in length")
         self.src_lengths, self.tgt_lengths = list(src_lengths), list(tgt_lengths)
         self.max_tokens, self.shuffle, self.seed = max_tokens, shuffle, seed
-        self.epoch, self.position = 0, 0        # and the batches handed out
+        self.epoch = 0
 
     def batches(self):
         "Every batch of the current epoch, in the order handed out."
@@ -241,24 +198,8 @@ class TokenBatchSampler:
     def __len__(self): return len(self.batches())
 
     def __iter__(self):
-        batches = self.batches()
-        while self.position < len(batches):
-            self.position += 1
-            yield batches[self.position - 1]
-        self.epoch, self.position = self.epoch + 1, 0   # the epoch is over
-
-    def set_epoch(self, epoch):
-        "Jump to the start of `epoch` (nothing changes if we are already in it)."
-        if epoch != self.epoch: self.epoch, self.position = epoch, 0
-
-    def state_dict(self):
-        "Where it is: epoch, position (batches handed out in this epoch), seed."
-        return {"epoch": self.epoch, "position": self.position, "seed": self.seed}
-
-    def load_state_dict(self, state):
-        "Continue from a `state_dict()`."
-        self.epoch, self.position, self.seed = (state["epoch"], state["position"],
-                                                state["seed"])
+        yield from self.batches()
+        self.epoch += 1                          # the epoch is over
 
 # %% ../chapters/07_training.ipynb #79dbf88c
 @torch.no_grad()
@@ -283,3 +224,38 @@ def validation_loss(model, examples, pad_id, bos_id, eos_id, max_tokens=4096,
     model.train(was_training)
     return {"valid_loss": loss_sum / max(n, 1),
             "valid_ppl": math.exp(nll_sum / max(n, 1))}
+
+# %% ../chapters/07_training.ipynb #fit00001
+def fit(model, pairs, max_steps, max_tokens=2048, warmup=100, lr_factor=0.5,
+        smoothing=0.1, decay_steps=None, seed=0, callback=None):
+    """Train `model` for `max_steps` updates on (src_ids, tgt_ids) pairs with this
+    chapter's recipe; calls callback(step, loss) after each update. Returns the model,
+    in eval mode."""
+    sampler = TokenBatchSampler([len(s) for s, _ in pairs],
+                                [len(t) + 1 for _, t in pairs], max_tokens, seed=seed)
+    criterion, optimizer = LabelSmoothingLoss(smoothing, PAD), make_optimizer(model)
+    model.train()                                           # dropout on
+    step = 0
+    while step < max_steps:
+        for indices in sampler:                             # one epoch's batches
+            b = make_batch([pairs[i] for i in indices], PAD, BOS, EOS)
+            logits = model(b.src, b.tgt_in, b.src_mask, b.tgt_mask)  # (batch, len_t, V)
+            loss = criterion(logits, b.tgt_out)             # mean over target tokens
+            loss.backward()                                 # gradients into .grad
+            step += 1
+            for group in optimizer.param_groups:            # this update's rate
+                group["lr"] = learning_rate(step, model.cfg.d_model, warmup, lr_factor,
+                                            decay_steps)
+            optimizer.step()                                # Adam step
+            optimizer.zero_grad()
+            if callback: callback(step, loss.item())
+            if step == max_steps: break
+    return model.eval()                                     # dropout off
+
+# %% ../chapters/07_training.ipynb #ca7e0004
+def average_weights(states):
+    """The average of `states`, state dicts of one model, tensor by tensor (summed in
+    float32); a tensor that is not floating point is the last state's."""
+    last = states[-1]
+    return {name: (sum(s[name].float() for s in states) / len(states)).to(t.dtype)
+            if t.is_floating_point() else t for name, t in last.items()}

@@ -11,6 +11,8 @@ from torch import nn
 
 LEARNER = "<cell"          # file name prefix of code compiled from the learner's cells
 NOTEBOOK_PATH = None       # the notebook being graded (set in each question's process)
+GRADING = False            # True inside a question's process: a `q1.check()` in a graded cell does nothing there
+CELLS = None               # (setup, {number: source}) when a check runs from a notebook's kernel (practice.py)
 
 
 class Miss(Exception):
@@ -32,15 +34,25 @@ class Question:
     check: callable
     forbid: tuple = field(default_factory=tuple)   # dotted names the learner's cell may not use
     timeout: float | None = None                   # seconds this question may take, if more than the grader's limit
+    hint: str = ""                                 # a nudge the learner asks for with q.hint(): never the answer
 
 
-def question(registry, number, points, title, forbid=(), timeout=None):
+def question(registry, number, points, title, forbid=(), timeout=None, hint=""):
     """Decorator: register `check(ns)` as question `number` worth `points`. `timeout` raises the time
-    limit for this one question (a training run); the grader's own limit applies when it is larger."""
+    limit for this one question (a training run); the grader's own limit applies when it is larger.
+    `hint` is what `qN.hint()` prints in the notebook."""
     def register(check):
-        registry.append(Question(number, points, title, check, tuple(forbid), timeout))
+        registry.append(Question(number, points, title, check, tuple(forbid), timeout, hint))
         return check
     return register
+
+
+def notebook_cells():
+    "(setup, {number: source}) of the notebook being graded: the kernel's cells in a notebook, else the saved file."
+    if CELLS is not None:
+        return CELLS
+    from . import notebook
+    return notebook.cells(notebook.read(NOTEBOOK_PATH))
 
 
 # ---------------------------------------------------------------- the learner's names
@@ -68,16 +80,45 @@ def need(ns, name, kind=None):
 # A learner's code that modifies its input (`query /= 8`, `x += y`) could make the reference,
 # computed on the same tensors afterwards, agree with a wrong answer or disagree with a right
 # one. Such code is told so instead.
+# The same holds for plain Python data (a dict of word counts, a list of examples): a caller's data changed
+# by the function it passed them to is a bug that no return value shows.
+PLAIN = (str, bytes, int, float, bool, type(None))
+
+
+def _plain(x, depth=0):
+    "True for Python data made of dicts, lists, tuples and sets of numbers and strings (copied and compared cheaply)."
+    if isinstance(x, PLAIN):
+        return True
+    if depth > 4 or not isinstance(x, (dict, list, tuple, set)) or len(x) > 100_000:
+        return False
+    items = [*x.keys(), *x.values()] if isinstance(x, dict) else x
+    return all(_plain(v, depth + 1) for v in items)
+
+
 def _snapshot(args, kwargs):
-    return [(t, t.detach().clone()) for t in (*args, *kwargs.values()) if isinstance(t, torch.Tensor)]
+    import copy
+    values = (*args, *kwargs.values())
+    return ([(t, t.detach().clone()) for t in values if isinstance(t, torch.Tensor)] +
+            [(x, copy.deepcopy(x)) for x in values if isinstance(x, (dict, list, set)) and _plain(x)])
 
 
 def _unchanged(snapshot, what):
     for t, before in snapshot:
+        if not isinstance(t, torch.Tensor):
+            if t != before:
+                raise Miss(f"{what} changed its input in place",
+                           f"The {type(t).__name__} passed in was modified (it was {_short_repr(before)}, it is "
+                           f"{_short_repr(t)} after the call): work on a copy and leave the caller's data as it is.")
+            continue
         if t.shape != before.shape or not torch.equal(t.detach(), before):
             raise Miss(f"{what} changed its input in place",
                        "An input tensor was modified: write x = x + y instead of x += y, "
                        "masked_fill instead of masked_fill_, and so on.")
+
+
+def _short_repr(x, limit=80):
+    text = repr(x)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def guard(module, what):

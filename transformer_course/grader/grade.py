@@ -112,6 +112,7 @@ def _child(conn, q, setup, source, path=None):
         import torch
         torch.set_num_threads(1)
         checks.NOTEBOOK_PATH = path
+        checks.GRADING = True
         passed, reason, hint = _run_question(q, setup, source)
         if checks.USED:
             passed, reason, hint = False, "uses the package's own answer", \

@@ -38,13 +38,13 @@ def read(path):
 
 
 def chapter_of(nb, path):
-    "The exercise a notebook belongs to: its metadata, else the NN_ prefix of its file name."
+    "The exercise a notebook belongs to: its metadata, else the number its file name starts with, else its name."
     meta = nb["metadata"].get("grader")
     name = meta.get("chapter") if isinstance(meta, dict) else None
     if name:
         return str(name)
-    m = re.search(r"(\d\d)_", Path(path).name)
-    return m.group(1) if m else None
+    m = re.match(r"\d+(?:_\d+)*(?=_)", Path(path).name)      # '09_1' of 09_1_subwords.ipynb, '01' of 01_attention...
+    return m.group(0) if m else Path(path).stem
 
 
 def strip_magics(src):

@@ -167,3 +167,24 @@ def invariances():
 @question(QUESTIONS, 7, 3, "what attention ignores")
 def q7(ns):
     check_choices(ns, "answer_q7", correct=invariances(), options="abcdefg")
+
+
+# What qN.hint() prints in the notebook: a nudge towards the method, never the answer.
+HINTS = {
+    1: ('Start from the square mask torch.ones(len_k, len_k).tril(): the new queries are its last len_q rows. '
+        "Or build it with tril's `diagonal` argument: by how much does the diagonal move when len_q < len_k?"),
+    2: ('Compute one boolean vector `real = ids != pad_id` of shape (batch, len), then combine a query view '
+        '(batch, len, 1) with a key view (batch, 1, len) by broadcasting; add the head dimension last.'),
+    3: ('Use query.size(-1) for d_k and key.transpose(-2, -1) so any number of leading dimensions works. Fill '
+        'masked scores with -inf, softmax, then set the masked weights to 0: a row with every key masked '
+        'would otherwise be NaN.'),
+    4: ('Compute the weights exactly as the cell draws them, without dividing by sqrt(d_k). '
+        'torch.special.entr(w) is -w ln w with entr(0) = 0; sum over the keys, then average over the 2000 '
+        'queries.'),
+    5: 'The same measurement as question 4, with the scores divided by math.sqrt(d_k) before the softmax.',
+    6: ('scores.max() is one number for the whole tensor. Try two rows whose scores lie about 200 apart: what '
+        'does exp give the lower row? Then take the maximum per row (amax over the last dimension, '
+        'keepdim=True).'),
+    7: ('Test each statement on random tensors with torch.allclose. For c and d, write out q.(k_j + c) and (q '
+        '+ c).k_j: which one shifts a whole row of scores by the same amount?'),
+}

@@ -1,13 +1,13 @@
-"""Exercise 9 (capstone): your own Transformer, from your pieces of exercises 1 to 5, learns the reversal task."""
+"""The capstone: your own Transformer, from your pieces of exercises 1 to 5, learns the reversal task."""
 from pathlib import Path
 
 import torch
 
 from transformer.model import Transformer, TransformerConfig
-from .. import capstone, checks, notebook
+from .. import capstone, checks
 from ..checks import Miss, question, randint, same
 
-NOTEBOOK = "09_capstone"
+NOTEBOOK = "capstone"
 QUESTIONS = []
 
 
@@ -67,7 +67,7 @@ def q1(ns):
 @question(QUESTIONS, 2, 6, "your Transformer learns the reversal task", timeout=1800)
 def q2(ns):
     path = Path(checks.NOTEBOOK_PATH)
-    setup, sources = notebook.cells(notebook.read(path))
+    setup, sources = checks.notebook_cells()         # the saved notebook, or the cells a notebook's kernel ran
     if 1 not in sources:
         raise Miss("question 1's cell is missing", "Question 2 trains the MyTransformer of question 1.")
     if capstone.STUB in sources[1]:
@@ -85,3 +85,13 @@ def q2(ns):
         raise Miss("MyTransformer's parameters are not named as question 1 asks", str(e)) from None
     if advice:
         raise Miss(f"your model reaches {yours:.2f} exact match, the package's {package:.2f}", advice)
+
+
+# What qN.hint() prints in the notebook: a nudge towards the method, never the answer.
+HINTS = {
+    1: ('Build the pieces with the attribute names the question lists, tie generator.weight to '
+        'tgt_embed.lut.weight, share one PositionalEncoding for both sides, and build the masks in forward '
+        'when they are None.'),
+    2: ('Nothing to write: if your model falls short, the grader names the first piece whose package version '
+        'makes it learn; recheck that piece in training mode (dropout).'),
+}

@@ -162,3 +162,22 @@ def q7(ns):
                            f"It has shape {tuple(got_mask.shape)}; the scores it masks have shape "
                            f"(batch, h, len_q, len_k) = ({b}, h, {shape[2]}, {shape[3]}).")
             same(got_mask.expand(shape), want.expand(shape), what, case + f", compared at shape {shape}")
+
+
+# What qN.hint() prints in the notebook: a nudge towards the method, never the answer.
+HINTS = {
+    1: ("Keep labels' dtype: torch.full_like(labels[:, :1], bos_id) concatenated with labels[:, :-1] along "
+        'dimension 1.'),
+    2: ("In this course True means 'may attend'; nn.Transformer's boolean masks use True for 'blocked'. Which "
+        "part of the colleague's mask is upside down?"),
+    3: ('Three sublayers: self-attention on x with tgt_mask, cross-attention with queries from x and keys and '
+        'values from memory with src_mask, then the FFN.'),
+    4: ("Build the mask with the package's padding_mask and causal_mask and sum it; before that, count row by "
+        'row: a padded query still sees the real keys before it.'),
+    5: ("Run the chapter's prefix loop and the unmasked parallel pass; compare position by position with "
+        'torch.allclose(atol=1e-5). Which position sees the same keys in both?'),
+    6: ('Build the mask for [1, 5, 6, 7, 0, 0] and look at rows 4 and 5; test (c) by changing the inputs at '
+        'positions 4 and 5 and comparing outputs 0 to 3.'),
+    7: ('The causal mask has shape (len_t, len_t), but the cross-attention scores are (len_t, len_s): the '
+        'source mask should only hide padded source tokens.'),
+}

@@ -129,3 +129,22 @@ def q7(ns):
     # the least-squares offset map for k = 1, 3, 10 misses by 1.4 to 1.9 (d); PE_pos . PE_pos+k varies
     # by about 19 over the positions for each of k = 1, 3, 10 (e). Only (a) and (c) hold.
     check_choices(ns, "answer_q7", correct="ac", options="abcde")
+
+
+# What qN.hint() prints in the notebook: a nudge towards the method, never the answer.
+HINTS = {
+    1: ('Build the positions (max_len, 1) and the frequencies of the pairs, 10000 ** (-2i / d_model) for i = '
+        '0 .. d_model/2 - 1; fill the even columns with sin and the odd ones with cos of the same angles.'),
+    2: 'nn.Embedding(vocab, d_model) named lut; forward returns self.lut(ids) * math.sqrt(self.d_model).',
+    3: ("Keep the table with self.register_buffer('pe', ...), slice rows start:start + x.size(1), add, then "
+        'apply nn.Dropout(dropout).'),
+    4: ('Each sin^2 + cos^2 pair averages to 1/2, so PE has RMS sqrt(1/2). Dropout keeps a share 1 - p of the '
+        'entries, each scaled by 1/(1 - p): what does that do to the mean square?'),
+    5: ('Pair i has wavelength 2 pi / omega_i. Count the pairs whose wavelength is above 50 and remember that '
+        'each pair is two dimensions; check on the table.'),
+    6: ('Compare the angle of column 2i + 1 with the formula: both columns of a pair must use the exponent 2i '
+        "/ d_model of the pair, not the column's own index."),
+    7: ("Build the colleague's table for 1000 positions and 512 dimensions and run each of the chapter's "
+        'checks on it: norms, pairwise distances (torch.cdist), lstsq fits for k = 1, 3, 10, and dot products '
+        'at fixed offsets.'),
+}

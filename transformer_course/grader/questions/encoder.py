@@ -260,3 +260,21 @@ def q7(ns):
     # 1e-6 after 12 float32 layers; a relative error of 0.4% (0.002 on a difference of about 0.5) also accepts
     # the answer rounded to three decimals.
     check_number(ns, "answer_q7", without_residual - with_residual, rel=0.004, abs_tol=0.0)
+
+
+# What qN.hint() prints in the notebook: a nudge towards the method, never the answer.
+HINTS = {
+    1: 'Two nn.Linear layers w_1 and w_2 and an nn.Dropout(dropout) between the ReLU and w_2.',
+    2: ('Post-LN: self.norm(x + self.dropout(sublayer(x))). Pre-LN: x + self.dropout(sublayer(self.norm(x))). '
+        'The dropout rate comes from the argument.'),
+    3: ("Build self_attn, ffn and two SublayerConnection from opts' numbers; forward wraps lambda y: "
+        'self.self_attn(y, y, y, mask) in the first sublayer and self.ffn in the second.'),
+    4: ("Only the feed-forward part depends on d_ff; the attention's four projections do not depend on h. "
+        'Count 2 * d_model * d_ff + d_ff + d_model for the FFN.'),
+    5: ('Which queries may attend to key 8 under a padding mask? Every position goes through attention, then '
+        'the residual and the FFN act per position.'),
+    6: ('[layer] * n_layers repeats one object: the six layers share their weights. Count the parameters; '
+        'build a new EncoderLayer for every slot instead.'),
+    7: ('Write a SublayerConnection variant without `x +` (or patch forward) and run the same fresh_layers(); '
+        'compare mean_cosine of both outputs.'),
+}

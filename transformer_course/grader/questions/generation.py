@@ -125,16 +125,35 @@ def q1(ns):
     for model, src, eos, max_len, ban, case in cases:
         want = greedy_search(model, src, BOS, eos, max_len, use_cache=False, ban=ban or ())
         kw = {} if ban is None else {"ban": list(ban)}
+        encoded = count_rows(model, "encode")
         with torch.no_grad():
             got = f(model, src.clone(), BOS, eos, max_len, **kw)
+        if encoded[0] != src.size(0):
+            raise Miss("the sources are not encoded once",
+                       f"Case {case}: model.encode read {encoded[0]} source rows for {src.size(0)} sentences. Encode "
+                       "each source once, before the loop; every step decodes with that memory.")
         if not isinstance(got, (list, tuple)) or len(got) != len(want):
             raise Miss("the result is not one list of token ids per sentence",
                        f"Case {case}: expected a list of {len(want)} lists, got {type(got).__name__}"
                        + (f" of length {len(got)}" if hasattr(got, "__len__") else "") + ".")
         for b, (g, w) in enumerate(zip(got, want)):
-            g = g.tolist() if isinstance(g, torch.Tensor) else list(g)
-            if [int(t) for t in g] != w:
+            if not isinstance(g, list) or not all(isinstance(t, int) for t in g):
+                raise Miss("a sentence's tokens are not a Python list of ints",
+                           f"Case {case}; sentence {b} is a {type(g).__name__}"
+                           + (f" of {type(g[0]).__name__}" if isinstance(g, (list, tuple)) and g else "")
+                           + ": return a list of ints per sentence (tensor.tolist() gives one).")
+            if g != w:
                 raise Miss("wrong tokens", f"Case {case}; sentence {b}: expected {show(w)}, got {show(g)}.")
+
+
+def count_rows(model, name):
+    "Count the batch rows model.<name> is called on from now on: a list whose one item the calls add to."
+    rows, method = [0], getattr(model, name)
+    def counted(src, *args, **kwargs):
+        rows[0] += src.size(0)
+        return method(src, *args, **kwargs)
+    object.__setattr__(model, name, counted)
+    return rows
 
 
 # ---------------------------------------------------------------- 2, 3: the key/value cache
@@ -315,3 +334,26 @@ def q9(ns):
     # long_or_short(): "A <eos>" has P = 0.52 x 0.96 = 0.499 (log -0.695), "B C D <eos>" 0.48 x 0.99^3 = 0.466 (log -0.764);
     # lp(2) = (7/6)^0.6 = 1.097, lp(4) = (9/6)^0.6 = 1.275. True: (a) and (d).
     check_choices(ns, "answer_q9", correct="ad", options="abcde")
+
+
+# What qN.hint() prints in the notebook: a nudge towards the method, never the answer.
+HINTS = {
+    1: ('Encode once; keep a (batch, t) tensor of ids and a `done` flag per sentence. Set the logits of '
+        'padding and of banned ids to -inf before argmax; cut each row at eos and return lists of ints.'),
+    2: ('Per row, layer and position a key and a value of n_kv_heads * d_k floats of 4 bytes; self-attention '
+        'holds the target positions, cross-attention the source positions.'),
+    3: ('Without a cache step t evaluates t positions per layer, with it 1. Sum over the steps and multiply '
+        'by the layers.'),
+    4: '((5 + length) / 6) ** alpha works for an int and for a tensor alike.',
+    5: ('Keep (tokens, logP, finished) per hypothesis; extend only the open ones by every allowed token with '
+        'log_softmax over the whole vocabulary; carry finished ones over unchanged; sort candidates by logP / '
+        'length_penalty(|Y|, alpha).'),
+    6: ('Make the temperature a tensor of shape logits.shape[:-1] + (1,); divide where it is positive, and '
+        'give the rows at 0 a one-hot on their argmax instead, so no row divides by zero.'),
+    7: ('With the cache, the decoder is given one token: at which position does the positional encoding put '
+        "it? Pass the step's position to model.decode."),
+    8: ('Compute P for each complete output by hand (the probabilities along the path), then run beam_search '
+        'with beam sizes 1, 2, 3, ... and alpha=0.'),
+    9: ('Work out lp(Y) at alpha = 0 and compute both scores; for (c) and (e), try beam_search with 7 beams '
+        'and think about what a finished hypothesis keeps.'),
+}

@@ -151,3 +151,23 @@ def changed_positions(seed=0):
 @question(QUESTIONS, 7, 2, "without the target padding mask")
 def q7(ns):
     check_number(ns, "answer_q7", changed_positions(), rel=0)
+
+
+# What qN.hint() prints in the notebook: a nudge towards the method, never the answer.
+HINTS = {
+    1: ('Source mask from padding, target mask from padding and causal_mask; then '
+        'model.pos(model.src_embed(src)) through model.encoder, the same for the target through model.decoder '
+        'with the memory, then model.generator.'),
+    2: ('Assign the Parameter object itself: model.generator.weight = model.tgt_embed.lut.weight (and the '
+        'source table when the vocabularies have the same size). Copying the values makes a second Parameter.'),
+    3: ("Build the model on device='meta' and call count_parameters; on paper, only the feed-forward rows "
+        'depend on d_ff, and h changes nothing.'),
+    4: ("Count the two tables (8000 and 10000 rows of 512) and divide by count_parameters' total of the model "
+        'built on the meta device.'),
+    5: ('A Pre-LN stack adds one final LayerNorm after the encoder and one after the decoder; each LayerNorm '
+        'has a weight and a bias of d_model.'),
+    6: ("Run the cell's two backward passes and compare tied.generator.weight.grad with G, E and G + E using "
+        'torch.allclose.'),
+    7: ('Build the causal-only mask yourself and call model.decode with it; compare with model(src, tgt) at '
+        'the real target positions.'),
+}

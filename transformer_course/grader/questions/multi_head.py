@@ -178,3 +178,23 @@ def q7(ns):
     # sqrt(d_k) keeps the scores at unit spread for every width (chapter 1). e: the spread grows as sqrt(d_k),
     # sqrt(512 / 64) = 2.8, not 8.
     check_choices(ns, "answer_q7", correct="ac", options="abcde")
+
+
+# What qN.hint() prints in the notebook: a nudge towards the method, never the answer.
+HINTS = {
+    1: ('Keep the leading dimensions as they are (x.shape[:-2]); view the last dimension as (h, d_k), then '
+        'move the head axis in front of the length axis (transpose(-3, -2) or movedim).'),
+    2: ('reshape reads the memory in order (head, position, feature). Put the position axis before the head '
+        'axis (transpose(1, 2)) before you merge, and mind that the result is not contiguous.'),
+    3: ('Project query, key and value with their own Linear layers, split each into heads with its own length '
+        '(len_q for the query, len_k for key and value), call scaled_dot_product_attention with the mask, '
+        'merge, then w_o.'),
+    4: ('Count each Linear as in_features * out_features + out_features. Three projections of 512 -> 4096 and '
+        'one of 4096 -> 512.'),
+    5: ('Edit a copy of mha.state_dict() for each statement, load it into a second MultiHeadAttention(12, 3) '
+        'and compare outputs with torch.allclose. Remember that the heads are concatenated before w_o.'),
+    6: ("Run the cell and compare row 0 of the output with each option. What does chapter 1's attention "
+        'return for a fully masked row, and what does w_o add to it?'),
+    7: ("Plug h and d_k into the table's formulas for each statement; for d and e, recall why chapter 1 "
+        'divides by sqrt(d_k).'),
+}

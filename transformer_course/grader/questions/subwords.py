@@ -1,4 +1,4 @@
-"""Exercise 10: sub-words (section 9.1). Byte-pair merges learnt from a word list and applied to new words,
+"""Exercise 9.1: sub-words. Byte-pair merges learnt from a word list and applied to new words,
 compared with Hugging Face `tokenizers`, the library that section 9.1's `Subwords` wraps.
 
 Every reference below is the library's: its `BpeTrainer` for the merges, its `models.BPE` for the pieces. It
@@ -18,7 +18,7 @@ from tokenizers import Tokenizer, models, trainers
 from transformer.subwords import apply_bpe, byte_words, learn_bpe
 from ..checks import Miss, check_choices, need, question
 
-NOTEBOOK = "10_subwords"
+NOTEBOOK = "09_1_subwords"
 QUESTIONS = []
 
 
@@ -228,3 +228,16 @@ def q4(ns):
     # ("xy", "zw") and "xy" in one. (e) false: Sennrich's words tie ("e", "s") and ("s", "t") at 9; one more "st" breaks
     # the tie. (f) false: in Sennrich's words "es" is absorbed by "est" at the next merge and is left in no word.
     check_choices(ns, "answer_q4", correct="abc", options="abcdef")
+
+
+# What qN.hint() prints in the notebook: a nudge towards the method, never the answer.
+HINTS = {
+    1: ('Count the pairs of all four words weighted by their counts, take the largest, merge it everywhere '
+        'and count again; in a tie the pair whose left symbol entered the vocabulary first wins.'),
+    2: ('Keep each word as a tuple of symbols in a dict of your own (leave word_counts as it is), recount the '
+        'pairs before each merge, break ties by the order in which symbols entered, and stop when no pair is '
+        'left.'),
+    3: 'Start from list(word) and apply each merge in turn to every occurrence of its pair, left to right.',
+    4: ('Try each statement on small word lists with your learn_bpe and segment: one counterexample settles a '
+        'false statement.'),
+}

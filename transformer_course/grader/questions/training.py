@@ -35,8 +35,9 @@ def q1(ns):
         n = getattr(got, "n_tokens", None)
         if n is None:
             raise Miss("the result has no field `n_tokens`", "Return a `Batch(src, tgt_in, tgt_out, src_mask, tgt_mask, n_tokens)`.")
-        if isinstance(n, torch.Tensor):
-            n = n.item()
+        if isinstance(n, bool) or not isinstance(n, int):
+            raise Miss("`n_tokens` is not a Python int", f"{case}: got a {type(n).__name__}; the question asks for a "
+                                                         "Python `int` (int(tensor) or tensor.item() gives one).")
         if n != want.n_tokens:
             raise Miss("wrong `n_tokens`", f"{case}; examples = {examples}: expected {want.n_tokens}, got {n}.")
 
@@ -104,11 +105,9 @@ def q5(ns):
     for step in (1, 10, 3999, 4000, 4001, 20000, 100000):
         for d_model, warmup, factor in ((512, 4000, 1.0), (1024, 8000, 2.0)):
             got, want = f(step, d_model, warmup, factor), noam_lr(step, d_model, warmup, factor)
-            try:
-                got = float(got)
-            except (TypeError, ValueError):
-                raise Miss("the result is not a number", f"noam_lr({step}, {d_model}, {warmup}, {factor}) "
-                                                         f"returned a {type(got).__name__}.") from None
+            if not isinstance(got, float):               # int or tensor: the question asks for a Python float
+                raise Miss("the result is not a Python float", f"noam_lr({step}, {d_model}, {warmup}, {factor}) "
+                                                               f"returned a {type(got).__name__}.")
             if abs(got - want) > 1e-9 * want:
                 raise Miss("wrong learning rate", f"step={step}, d_model={d_model}, warmup={warmup}, factor={factor}: "
                                                   f"expected {want:.4g}, got {got:.4g}.")
@@ -247,3 +246,29 @@ def q10(ns):
     # (a) at the minimum p = q, so p(y) = 0.9 and the perplexity is 1 / 0.9; (d) the gradient is p - q.
     # (b) the loss there is H(q), not 0; (c) q(<pad>) = 0; (e) the arg-max stays the reference (question 8: accuracy 1).
     check_choices(ns, "answer_q10", correct="ad", options="abcde")
+
+
+# What qN.hint() prints in the notebook: a nudge towards the method, never the answer.
+HINTS = {
+    1: ('Pad each list of rows to its longest with pad_id, as torch.long; tgt_in is [bos] + t and tgt_out is '
+        't + [eos]; combine padding_mask and causal_mask for the target; n_tokens is int(...) of the non-pad '
+        'count.'),
+    2: ('torch.full((*target.shape, vocab), smoothing / (vocab - 2)), zero the padding column, then scatter 1 '
+        "- smoothing into each target's column."),
+    3: ('Use log_softmax on the logits, multiply by the smoothed targets, sum over the vocabulary, and '
+        'average over the non-pad positions only.'),
+    4: ('The loss is smallest at p = q, where it equals the entropy of q: one token with 1 - 0.1 and V - 2 '
+        'tokens sharing 0.1.'),
+    5: ('Return factor * d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5) as a Python float (math, '
+        'not torch).'),
+    6: ('After the peak the rate is proportional to step ** -0.5: by what factor must the step grow for the '
+        'rate to halve?'),
+    7: ("Weight each batch's mean loss by its share of all target tokens: loss * b.n_tokens / total, with "
+        'total summed over the batches first.'),
+    8: ('Call train_tiny(0.0) and train_tiny(0.3); for each, take softmax of the logits, the maximum per '
+        'position, and average over the non-pad target positions.'),
+    9: ('tgt_out has length + 1 tokens per row. One batch pads every row to 31; after sorting, each batch of '
+        '10 pads to its own longest row.'),
+    10: ('Compute the loss and perplexity of p = q yourself; think about what the gradient p - q is at p = q, '
+        'and where the smoothed mass goes.'),
+}
