@@ -53,6 +53,7 @@ import json
 import os
 import re
 import sys
+import sysconfig
 import time
 from importlib import metadata
 from pathlib import Path
@@ -268,8 +269,7 @@ class Sources:
         pyproject = self.root / "pyproject.toml"
         execute = {k: v for k, v in (config(self.root).get("execute") or {}).items()
                    if k not in ("book_execution_seconds", "cache")}
-        dists = sorted({f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions()
-                        if d.metadata["Name"]})
+        dists = installed_distributions()
         return {"pyproject.toml": sha256(pyproject) if pyproject.is_file() else None,
                 "execute": execute, "python": sys.version.split()[0],
                 "distributions": hashlib.sha256("\n".join(dists).encode()).hexdigest()}
@@ -279,6 +279,15 @@ class Sources:
         names = set(re.findall(r"[\"']([A-Z][A-Z0-9_]{2,})[\"']", text))
         return {n: self.env[n] for n in sorted(names) if n in self.env
                 and n not in ENV_IGNORED and not n.startswith(ENV_IGNORED_PREFIXES)}
+
+
+def installed_distributions() -> list[str]:
+    """'name==version' of every distribution installed in this interpreter's environment (its
+    site-packages folders): the same list in every process of the environment, whatever its
+    sys.path (a test's temporary folders, the working directory) holds."""
+    folders = sorted({sysconfig.get_paths()[k] for k in ("purelib", "platlib")})
+    return sorted({f"{d.metadata['Name']}=={d.version}"
+                   for d in metadata.distributions(path=folders) if d.metadata["Name"]})
 
 
 def console_scripts(root: Path) -> dict[str, str]:
