@@ -17,9 +17,10 @@ from transformer.data import Vocab
 from transformer.generation import greedy_search
 from transformer.model import Transformer, TransformerConfig
 from transformer.subwords import SubwordPipeline
-from transformer.translate import InputError, Translator, output_budget
+from transformer.translate import InputError, MissingPackage, Translator, output_budget
 
 from conftest import skip_or_fail
+from test_translator_input import assert_translator_interface
 
 SUBJECTS = [("Ein Mann", "A man"), ("Eine Frau", "A woman"), ("Ein Kind", "A child"),
             ("Zwei Hunde", "Two dogs"), ("Ein Mädchen", "A girl")]
@@ -86,8 +87,8 @@ def test_the_converted_greedy_search_is_the_courses(ct2, tmp_path, name, pre_nor
     translator = tiny_translator(pre_norm, shared, output_layer)
     model = translator.model
     fast = ct2.CTranslate2Translator(ct2.export_ctranslate2(translator, tmp_path / "ct2"), translator)
-    sources = [translator.sentence_ids(s) for s in GERMAN]
-    hyps, scores = fast.search_ids(sources, beam_size=1)
+    sources = [translator.input_ids(s) for s in GERMAN]
+    hyps, scores = fast.search_with_scores(sources, beam_size=1)
     compared = 0
     for src_ids, theirs, score in zip(sources, hyps, scores):
         budget = output_budget(model, len(src_ids))
@@ -124,11 +125,11 @@ def test_int8_runs_and_is_smaller(ct2, tmp_path):
     assert (folders["int8"] / "model.bin").stat().st_size < 0.5 * (folders[None] / "model.bin").stat().st_size
     weights = {k: v.clone() for k, v in translator.model.state_dict().items()}
     assert all(torch.equal(v, translator.model.state_dict()[k]) for k, v in weights.items())  # untouched
-    sources = [translator.sentence_ids(s) for s in GERMAN]
+    sources = [translator.input_ids(s) for s in GERMAN]
     float32, int8 = (ct2.CTranslate2Translator(folders[q], translator) for q in (None, "int8"))
     for beam in (1, 4):
-        exact, _ = float32.search_ids(sources, beam_size=beam)
-        rounded, _ = int8.search_ids(sources, beam_size=beam)
+        exact, _ = float32.search_with_scores(sources, beam_size=beam)
+        rounded, _ = int8.search_with_scores(sources, beam_size=beam)
         # 8-bit weights move the scores a little: most searches end on the same output
         same = sum(a == b for a, b in zip(exact, rounded))
         assert same >= 0.75 * len(sources), (beam, same)
@@ -139,8 +140,8 @@ def test_int8_runs_and_is_smaller(ct2, tmp_path):
 def test_beam_search_keeps_the_budget_and_the_bans(ct2, tmp_path):
     translator = tiny_translator(False, True, "all", seed=1)
     fast = ct2.CTranslate2Translator(ct2.export_ctranslate2(translator, tmp_path / "ct2"), translator)
-    sources = [translator.sentence_ids(s) for s in GERMAN]
-    hyps, scores = fast.search_ids(sources, beam_size=4)
+    sources = [translator.input_ids(s) for s in GERMAN]
+    hyps, scores = fast.search_with_scores(sources, beam_size=4)
     for src_ids, ids in zip(sources, hyps):
         assert len(ids) <= output_budget(translator.model, len(src_ids))
         assert Vocab.unk_id not in ids and Vocab.pad_id not in ids
@@ -151,8 +152,8 @@ def test_beam_search_keeps_the_budget_and_the_bans(ct2, tmp_path):
         out = translator.model.generator.weight             # tied to the target embedding
         out[Vocab.unk_id] = 3 * out.sum(0)
     fast = ct2.CTranslate2Translator(ct2.export_ctranslate2(translator, tmp_path / "unk"), translator)
-    banned, _ = fast.search_ids(sources, beam_size=1)
-    allowed, _ = fast.search_ids(sources, beam_size=1, unk=True)
+    banned, _ = fast.search_with_scores(sources, beam_size=1)
+    allowed, _ = fast.search_with_scores(sources, beam_size=1, unk=True)
     assert not any(Vocab.unk_id in ids for ids in banned)
     assert all(Vocab.unk_id in ids for ids in allowed)
     assert [translator.pipeline.sentence(ids) for ids in allowed] == translator.translate_ids(
@@ -172,11 +173,22 @@ def test_without_ctranslate2_installed_the_error_says_how_to_get_it(monkeypatch,
     translator = tiny_translator(True, True, "all")
     for call in (lambda: ctranslate.export_ctranslate2(translator, tmp_path / "ct2"),
                  lambda: ctranslate.CTranslate2Translator(tmp_path, translator)):
-        with pytest.raises(InputError) as error:
+        with pytest.raises(MissingPackage) as error:       # not an InputError: no sentence is at fault
             call()
+        assert not isinstance(error.value, InputError)
         message = str(error.value)
         assert len(message.splitlines()) == 1 and 'pip install "transformer[ctranslate2]"' in message
     assert not (tmp_path / "ct2").exists()
+
+
+def test_the_ctranslate2_translator_has_the_translators_interface(ct2, tmp_path):
+    translator = tiny_translator(True, True, "all")
+    fast = ct2.CTranslate2Translator(ct2.export_ctranslate2(translator, tmp_path / "ct2"), translator)
+    assert_translator_interface(fast)
+    assert fast.langs == translator.langs
+    assert [fast.input_ids(s) for s in GERMAN] == [translator.input_ids(s) for s in GERMAN]
+    with pytest.raises(InputError, match="the sentence is empty"):
+        fast.translate(["Ein Hund.", " "])
 
 
 def test_the_export_command_converts_a_model_folder(ct2, tmp_path):
@@ -191,8 +203,8 @@ def test_the_export_command_converts_a_model_folder(ct2, tmp_path):
     assert r.returncode == 0, r.stderr
     assert f"wrote {tmp_path / 'ct2'}" in r.stdout and (tmp_path / "ct2" / "model.bin").is_file()
     from transformer.ctranslate import CTranslate2Translator
-    from transformer.shipped import load_model
-    loaded = load_model(tmp_path / "model", "cpu")
+    from transformer.shipped import load_translator
+    loaded = load_translator(tmp_path / "model", "cpu")
     sentences = ["Ein Hund rennt.", "Zwei Männer spielen im Park."]
     assert CTranslate2Translator(tmp_path / "ct2", loaded).translate(sentences, beam_size=1) == loaded.translate(
         sentences, beam_size=1)

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 import spacy
 from transformer.data import (DataError, Tokenizer, Vocab, SPECIALS, JOIN, multi30k_dir, load_split, read_lines,
-                              split_files, fetch_url, pair_ids, unk_rate)
+                              split_files, fetch_url, unk_rate, given_folder, with_eos, WordPipeline)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -196,18 +196,19 @@ def test_vocab_from_train_and_round_trip(train, tmp_path):
     counts = Counter(t for l in lists for t in l)
     assert set(v.itos[4:]) == {t for t, c in counts.items() if c >= 2}
     assert all(counts[a] >= counts[b] for a, b in zip(v.itos[4:], v.itos[5:]))   # most frequent first
-    torch.save({"vocab": v.to_dict()}, tmp_path / "v.pt")
-    w = Vocab.from_dict(torch.load(tmp_path / "v.pt")["vocab"])
+    torch.save({"vocab": v.itos}, tmp_path / "v.pt")              # as a pipeline's state keeps it
+    w = Vocab(torch.load(tmp_path / "v.pt")["vocab"])
     assert w.itos == v.itos and w.stoi == v.stoi
 
 
-def test_pair_ids(train):
+def test_word_pipeline_ids_are_the_vocabularies_ids_of_spacys_tokens(train):
     de, en = Tokenizer("de"), Tokenizer("en")
-    vd, ve = Vocab.build(de.tokenize_many([p[0] for p in train[:500]])), Vocab.build(en.tokenize_many([p[1] for p in train[:500]]))
-    pairs = pair_ids(train[:3], de, en, vd, ve)
-    for (s, t), (sd, se) in zip(pairs, train[:3]):
-        assert s == [vd.stoi.get(x, 1) for x in de(sd)] + [3]
-        assert t == [ve.stoi.get(x, 1) for x in en(se)]
+    pipeline = WordPipeline.learn(train[:500])
+    vd, ve = pipeline.src_words, pipeline.tgt_words
+    assert vd.itos == Vocab.build(de.tokenize_many([p[0] for p in train[:500]])).itos
+    for sd, se in train[:3]:
+        assert with_eos(pipeline.source_ids([sd])[0]) == [vd.stoi.get(x, 1) for x in de(sd)] + [3]
+        assert pipeline.target_ids([se])[0] == [ve.stoi.get(x, 1) for x in en(se)]
 
 
 def test_unk_rate_counts_tokens_the_vocabulary_lacks():
@@ -225,3 +226,13 @@ def test_with_eos_ends_every_source_in_eos_and_respects_the_limit():
             cut = with_eos(ids, limit)
             assert len(cut) == min(len(ids) + 1, limit) and cut[-1] == Vocab.eos_id
             assert cut[:-1] == list(ids)[:len(cut) - 1]
+
+
+def test_given_folder_is_the_argument_else_the_environment_else_none(monkeypatch, tmp_path):
+    monkeypatch.delenv("MULTI30K_DIR", raising=False)
+    assert given_folder() is None and given_folder(tmp_path) == tmp_path
+    monkeypatch.setenv("MULTI30K_DIR", str(tmp_path / "env"))
+    assert given_folder() == tmp_path / "env" and given_folder(tmp_path / "arg") == tmp_path / "arg"
+    monkeypatch.setenv("MULTI30K_DIR", "")                   # an empty variable is no folder
+    assert given_folder() is None
+    assert given_folder("~/corpus") == Path.home() / "corpus"

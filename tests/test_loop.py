@@ -13,6 +13,7 @@ import torch
 from torch import nn
 from torch.testing import assert_close
 import transformer.loop as loop
+import transformer.machine as machine   # its RunClock reads the time of a run
 from torch.optim.optimizer import register_optimizer_step_pre_hook
 from transformer.loop import train, update, update_seconds
 from transformer.checkpoint import Checkpoint, CheckpointError
@@ -313,7 +314,7 @@ class Interrupt(Exception):
 
 
 def planned_run(out_dir, monkeypatch, resume=False, stop_at=None, tick=0.25):
-    monkeypatch.setattr(loop, "time", FakeClock(tick))
+    monkeypatch.setattr(machine, "time", FakeClock(tick))
     if resume: scramble_rng()
     model = tiny_model(seed=123 if resume else 0)
     cfg = config(out_dir, max_minutes=0.5, fit_to_time=True, plan_after=8, warmup=10, ckpt_every=5, log_every=1,
@@ -348,7 +349,7 @@ def test_planned_run_ends_at_its_plan_with_the_rate_at_zero(tmp_path, monkeypatc
 
 def test_planned_run_on_a_fast_machine_stops_at_max_steps_with_the_rate_at_zero(tmp_path, monkeypatch):
     "The cpu preset on a GPU: the time would allow more updates than max_steps; the plan, and the decay, end there."
-    monkeypatch.setattr(loop, "time", FakeClock(0.25))
+    monkeypatch.setattr(machine, "time", FakeClock(0.25))
     cfg = config(tmp_path, max_minutes=0.5, fit_to_time=True, plan_after=8, warmup=10, max_steps=20, ckpt_every=None,
                  log_every=1, eval_every=None)
     history = train(tiny_model(), DATA, VALID, cfg, PAD, BOS, EOS)
@@ -417,7 +418,7 @@ class DriftingClock(FakeClock):
 
 def test_planned_run_plans_again_at_each_validation_and_ends_in_time(tmp_path, monkeypatch):
     # the first plan, from fast early updates, would overrun; the plans made at validations correct it
-    monkeypatch.setattr(loop, "time", DriftingClock(0.25, 1.002))
+    monkeypatch.setattr(machine, "time", DriftingClock(0.25, 1.002))
     cfg = config(tmp_path, max_minutes=0.5, fit_to_time=True, plan_after=8, warmup=10, ckpt_every=None,
                  log_every=1, eval_every=10)
     history = train(tiny_model(), DATA, VALID, cfg, PAD, BOS, EOS)
@@ -433,7 +434,7 @@ def test_planned_run_plans_again_at_each_validation_and_ends_in_time(tmp_path, m
 
 def test_a_later_plan_may_be_longer_than_the_first(tmp_path, monkeypatch):
     "Plans made at validations are capped by max_steps and the epochs, not by the earlier plan."
-    monkeypatch.setattr(loop, "time", DriftingClock(0.25, 0.998))     # faster and faster
+    monkeypatch.setattr(machine, "time", DriftingClock(0.25, 0.998))     # faster and faster
     cfg = config(tmp_path, max_minutes=0.5, fit_to_time=True, plan_after=8, warmup=10, ckpt_every=None,
                  log_every=1, eval_every=10, max_epochs=1000)
     history = train(tiny_model(), DATA, VALID, cfg, PAD, BOS, EOS)

@@ -1,6 +1,7 @@
 """Tests for transformer.machine (chapter 11): precision chosen by measurement, the time plan, the CPU
 description."""
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -168,3 +169,29 @@ def test_sampler_keeps_its_place_when_the_number_of_ranks_changes():
     two = ShardedSampler(src, tgt, 200, seed=0, rank=1, world_size=2)
     two.load_state_dict(one.state_dict())
     assert two.position == 3                                    # 6 batches handed out = 3 rounds of 2 ranks
+
+
+def test_run_clock_plans_first_from_the_timed_updates_then_from_all(monkeypatch):
+    """RunClock (chapter 11): the first plan after update plan_at from the updates after the first five, later plans at
+    each validation from all of the session's updates; capped by the epochs; the rate's end follows the plan."""
+    clock_readings = FakeClock(0.5)                       # every reading 0.5 s after the one before
+    monkeypatch.setattr(machine, "time", clock_readings)
+    cfg = SimpleNamespace(max_minutes=10, fit_to_time=True, plan_after=40, warmup=100, eval_every=50,
+                          max_steps=None, max_epochs=1000, accum_steps=3, decay_steps=None)
+    clock = machine.RunClock(cfg, batches_per_epoch=300, state=machine.RunState(), device="cpu")   # reads: start
+    assert clock.last_step() == 100_000 and clock.decay_end(None) is None
+    plans = {step: p for step in range(1, 41) if (p := clock.new_plan(step, None))}   # reads after 5 and 40
+    first = {"steps": plan_updates(600, 1.0, 40, 0.5 / 35), "seconds_per_update": 0.5 / 35, "spent_s": 1.0,
+             "fixed_at": 40}
+    assert plans == {40: first} and clock.last_step(first) == first["steps"] == clock.decay_end(first)
+    assert [clock.new_plan(step, first) for step in range(41, 50)] == [None] * 9      # no validation: no plan
+    later = clock.new_plan(50, first)                                                 # reads at 1.5 s: all 50 updates
+    assert later == {"steps": plan_updates(600, 1.5, 50, 1.5 / 50), "seconds_per_update": 1.5 / 50, "spent_s": 1.5,
+                     "fixed_at": 50}
+    short = SimpleNamespace(**{**vars(cfg), "max_epochs": 1})                        # 100 updates in the epoch
+    assert machine.RunClock(short, 300, machine.RunState(), "cpu").new_plan(40, None)["steps"] == 101   # > warmup
+    untimed = SimpleNamespace(**{**vars(cfg), "fit_to_time": False, "max_minutes": None, "decay_steps": 500})
+    clock = machine.RunClock(untimed, 300, machine.RunState(step=7, elapsed_s=100.0), "cpu")
+    readings = clock_readings.now
+    assert clock.new_plan(50, None) is None and not clock.time_is_up() and clock_readings.now == readings  # no clock
+    assert clock.decay_end(None) == 500 and clock.elapsed() == pytest.approx(100.5)

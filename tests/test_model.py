@@ -339,7 +339,7 @@ def test_import_transformer_is_light():
     "The package's __init__ imports the model chapters only: no spaCy, plotting, or later chapters."
     heavy = ["spacy", "sacrebleu", "matplotlib", "pandas",
              "transformer.training", "transformer.machine", "transformer.loop", "transformer.generation", "transformer.data", "transformer.subwords", "transformer.translate",
-             "transformer.cli", "transformer.shipped", "transformer.checkpoint", "transformer.presets"]
+             "transformer.cli", "transformer.shipped", "transformer.checkpoint", "transformer.commands"]
     probe = f"import sys, transformer; print([m for m in {heavy!r} if m in sys.modules])"
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

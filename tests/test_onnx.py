@@ -17,11 +17,16 @@ import onnxruntime  # noqa: E402
 from transformer.attention import padding_mask  # noqa: E402
 from transformer.generation import greedy_search  # noqa: E402
 from transformer.model import Transformer, TransformerConfig  # noqa: E402
-from transformer.onnx_export import OnnxTranslator, compare_with_pytorch, export_onnx  # noqa: E402
+from transformer import onnx_export  # noqa: E402
+from transformer.checkpoint import CheckpointError  # noqa: E402
+from transformer.onnx_export import (OnnxTranslator, compare_with_pytorch, export_checked, export_onnx,  # noqa: E402
+                                     read_onnx_spec)
 from transformer.shipped import export_model  # noqa: E402
 from transformer.subwords import SubwordPipeline  # noqa: E402
 from transformer.training import BOS, EOS, PAD, UNK  # noqa: E402
-from transformer.translate import Translator, output_budget  # noqa: E402
+from transformer.translate import InputError, Translator, output_budget  # noqa: E402
+
+from test_translator_input import assert_translator_interface  # noqa: E402
 
 GERMAN = ["Ein Hund rennt über die Wiese.", "Zwei Männer spielen Fußball im Park.", "Eine Frau liest ein Buch.",
           "Kinder baden im großen, blauen See!", "Der Mann trägt eine grüne Jacke."]
@@ -116,8 +121,8 @@ def test_the_onnx_greedy_loop_is_the_courses_greedy_search(folders):
     translator, _, onnx_dir = folders
     onnx = OnnxTranslator(onnx_dir)
     for sentence in GERMAN + ["Ein Mann.", "Zwei Hunde spielen im Schnee."]:
-        src_ids = onnx.source_ids(sentence)
-        assert src_ids == translator.sentence_ids(sentence)
+        src_ids = onnx.input_ids(sentence)
+        assert src_ids == translator.input_ids(sentence)
         ids, logits, attention = onnx.greedy(src_ids)
         src = torch.tensor([src_ids])
         expected = greedy_search(translator.model, src, BOS, EOS, output_budget(translator.model, len(src_ids)),
@@ -130,12 +135,69 @@ def test_the_onnx_greedy_loop_is_the_courses_greedy_search(folders):
 
 
 def test_bad_input_is_refused(folders):
-    from transformer.translate import InputError
+    "The rules of chapter 10's check_source (tests/test_translator_input.py compares them with the page's)."
     onnx = OnnxTranslator(folders[2])
-    with pytest.raises(InputError, match="empty"):
-        onnx.source_ids("  ")
+    with pytest.raises(InputError, match="the sentence is empty"):
+        onnx.input_ids("  ")
     with pytest.raises(InputError, match="maximum of 255"):
-        onnx.source_ids("Hund " * 300)
+        onnx.input_ids("Hund " * 300)
+    with pytest.raises(InputError, match="2001 characters, more than the maximum of 2000"):
+        onnx.input_ids("a" * 2001)
+
+
+def test_the_onnx_translator_has_the_translators_interface_and_searches_greedily_only(folders):
+    translator, _, onnx_dir = folders
+    onnx = OnnxTranslator(onnx_dir)
+    assert_translator_interface(onnx)
+    assert onnx.langs == translator.langs
+    sources = [onnx.input_ids(s) for s in GERMAN]
+    assert onnx.translate(GERMAN) == onnx.translate_ids(sources) == translator.translate(GERMAN, beam_size=1)
+    with pytest.raises(InputError) as error:
+        onnx.translate(GERMAN, beam_size=4)
+    assert str(error.value) == "beam size 4: the ONNX translator searches greedily only (beam size 1)"
+
+
+def test_unk_is_banned_unless_allowed(folders, tmp_path):
+    "<unk> made the likeliest output: banned, it never comes; allowed, it comes, as in greedy_search without the ban."
+    model = random_model(share_embeddings=False)
+    with torch.no_grad():
+        model.generator.weight[UNK] = 3 * model.generator.weight.sum(0)
+    export_onnx(model, tmp_path, int8=False)
+    (tmp_path / "tokenizer.json").write_text((folders[2] / "tokenizer.json").read_text())
+    onnx, src_ids = OnnxTranslator(tmp_path), [5, 6, 7, EOS]
+    budget = output_budget(model, len(src_ids))
+    for unk, ban in ((False, (UNK,)), (True, ())):
+        ids = onnx.greedy(src_ids, unk)[0]
+        assert ids == list(greedy_search(model, torch.tensor([src_ids]), BOS, EOS, budget, ban=ban)[0])
+        assert (UNK in ids) == unk
+    assert onnx.translate_ids([src_ids], unk=True) != onnx.translate_ids([src_ids])
+
+
+def test_onnx_json_of_another_format_is_refused(folders, tmp_path):
+    spec = read_onnx_spec(folders[2])
+    assert spec["format"] == onnx_export.ONNX_FORMAT and spec["langs"] == ["de", "en"]
+    (tmp_path / "onnx.json").write_text(json.dumps({**spec, "format": onnx_export.ONNX_FORMAT + 1}))
+    for read in (read_onnx_spec, OnnxTranslator):
+        with pytest.raises(CheckpointError, match=r"onnx.json: format 2, this version reads 1 \(export it again\)"):
+            read(tmp_path)
+
+
+def test_export_checked_keeps_the_check_and_refuses_graphs_that_differ(folders, tmp_path, monkeypatch, capsys):
+    "The acceptance rule of transformer-export --onnx: float32 the same as PyTorch on every sentence, or no export."
+    translator, model_dir, _ = folders
+    monkeypatch.setattr(onnx_export, "load_split", lambda *a, **k: list(zip(GERMAN, ENGLISH)))
+    spec = export_checked(translator, model_dir, tmp_path / "good")
+    assert read_onnx_spec(tmp_path / "good") == spec and (tmp_path / "good" / "tokenizer.json").is_file()
+    assert spec["checked"]["float32"]["same"] == len(GERMAN) and set(spec["checked"]) == {"sentences", "float32", "int8"}
+    assert f"ONNX float32: the same greedy translation as PyTorch for {len(GERMAN)} of {len(GERMAN)}" in (
+        capsys.readouterr().out)
+    for bad in ({"same": len(GERMAN) - 1, "largest_logit_difference": 0.0},
+                {"same": len(GERMAN), "largest_logit_difference": 1e-3}):
+        monkeypatch.setattr(onnx_export, "compare_with_pytorch",
+                            lambda *a, bad=bad: {"sentences": len(GERMAN), **bad})
+        with pytest.raises(ValueError, match="the float32 graphs do not compute what PyTorch computes"):
+            export_checked(translator, model_dir, tmp_path / "bad")
+        assert "checked" not in read_onnx_spec(tmp_path / "bad")       # export_onnx's file, not the checked one
 
 
 def run_export(*args):

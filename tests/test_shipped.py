@@ -1,6 +1,6 @@
 """The model folder in the field's formats (chapter 10.2): tokenizer.json is a Hugging Face `tokenizers` file that gives
 the ids the model reads, export and load keep the course's pipeline exactly, a word-level pipeline and a folder of the
-first format are refused; and `load_model()` fetches the shipped folder into the cache where no folder is at hand,
+first format are refused; and `load_translator()` fetches the shipped folder into the cache where no folder is at hand,
 from a file:// copy here (the tests never touch the network)."""
 import json
 import shutil
@@ -12,10 +12,11 @@ import torch
 from tokenizers import Tokenizer
 
 import transformer.shipped as shipped
-from transformer.checkpoint import MODEL_FILES, MODEL_FORMAT, CheckpointError
+from transformer.checkpoint import CheckpointError
 from transformer.data import SPECIALS, Vocab, WordPipeline, load_split
 from transformer.model import Transformer, TransformerConfig
-from transformer.shipped import TARGET_TOKENIZER, export_model, fetch_model, load_model
+from transformer.shipped import (MODEL_FILES, MODEL_FORMAT, TARGET_TOKENIZER, export_model, fetch_model,
+                                 load_translator)
 from transformer.subwords import SubwordPipeline
 from transformer.translate import Translator
 
@@ -33,7 +34,7 @@ PAIRS = list(zip(GERMAN, ENGLISH)) * 4
 def test_the_shipped_tokenizer_json_gives_the_ids_the_model_reads(data_dir):
     "tokenizers alone, on every sentence of test_2016_flickr, both sides: the course's ids + <eos>, and back."
     library = Tokenizer.from_file(str(SHIPPED / "tokenizer.json"))
-    pipeline = load_model(SHIPPED, "cpu").pipeline
+    pipeline = load_translator(SHIPPED, "cpu").pipeline
     sentences = [s for pair in load_split("test_2016_flickr", data_dir) for s in pair]
     assert len(sentences) == 2000 and all(sentences)
     for s, encoding in zip(sentences, library.encode_batch(sentences)):
@@ -54,7 +55,7 @@ def tiny_translator(output_layer="all", shared=True):
 def test_export_and_load_keep_the_pipeline_exactly(tmp_path, output_layer, shared):
     translator = tiny_translator(output_layer, shared)
     export_model(translator, tmp_path, {"note": "untrained"})
-    loaded = load_model(tmp_path, "cpu")
+    loaded = load_translator(tmp_path, "cpu")
     assert loaded.pipeline.state() == translator.pipeline.state()       # Subwords' JSON, outputs, target
     config = json.loads((tmp_path / "config.json").read_text())
     assert config["pipeline"] == {"kind": "bpe", "langs": ["de", "en"], "outputs": translator.pipeline.outputs,
@@ -69,7 +70,7 @@ def test_export_and_load_keep_the_pipeline_exactly(tmp_path, output_layer, share
         assert english.encode(s).ids == ids + [EOS] * shared        # the English side's own file: no <eos>
         assert english.decode(ids) == loaded.pipeline.sentence(ids) == s
     export_model(tiny_translator(), tmp_path, {})                   # over a folder with a vocabulary per language
-    assert not (tmp_path / TARGET_TOKENIZER).exists() and load_model(tmp_path, "cpu").pipeline.shared
+    assert not (tmp_path / TARGET_TOKENIZER).exists() and load_translator(tmp_path, "cpu").pipeline.shared
 
 
 def test_a_word_pipeline_is_refused_in_one_line(tmp_path):
@@ -93,7 +94,7 @@ def test_a_folder_of_format_1_is_refused_naming_its_format(copy):
     assert card["format"] == MODEL_FORMAT == 2
     (copy / "card.json").write_text(json.dumps({**card, "format": 1}))
     with pytest.raises(CheckpointError, match=r"card.json: model folder format 1, this version reads 2 \(re-export"):
-        load_model(copy, "cpu")
+        load_translator(copy, "cpu")
 
 
 @pytest.mark.parametrize("fault, expected", [
@@ -107,7 +108,7 @@ def test_a_bad_tokenizer_file_is_one_line_naming_it(copy, fault, expected):
     if fault == "no target file": config["pipeline"]["target_tokenizer"] = TARGET_TOKENIZER
     (copy / "config.json").write_text(json.dumps(config))
     with pytest.raises(CheckpointError, match=expected) as e:
-        load_model(copy, "cpu")
+        load_translator(copy, "cpu")
     assert len(str(e.value).splitlines()) == 1 and str(copy) in str(e.value)
 
 
@@ -137,15 +138,15 @@ def nowhere(tmp_path, monkeypatch):
 def test_load_model_fetches_the_shipped_folder_once_into_the_cache(nowhere, tmp_path, capsys):
     cache = tmp_path / "cache" / "transformer" / "models" / "de-en-cpu"      # beside multi30k/
     german = "Zwei Hunde spielen im Schnee."
-    translation = load_model(device="cpu").translate([german], beam_size=1)
+    translation = load_translator(device="cpu").translate([german], beam_size=1)
     out, err = capsys.readouterr()
     assert out == "" and err.splitlines() == [f"fetched the model from {nowhere.as_uri()}/ into {cache}"]
     assert files_under(cache.parent) == [Path("de-en-cpu") / n for n in sorted(MODEL_FILES)]
     assert all((cache / n).read_bytes() == (SHIPPED / n).read_bytes() for n in MODEL_FILES)
-    assert translation == load_model(SHIPPED, "cpu").translate([german], beam_size=1)
+    assert translation == load_translator(SHIPPED, "cpu").translate([german], beam_size=1)
     shutil.rmtree(nowhere)                                                  # the second time: the cache alone
     assert shipped.default_model_dir() == cache
-    assert load_model(device="cpu").translate([german], beam_size=1) == translation
+    assert load_translator(device="cpu").translate([german], beam_size=1) == translation
     assert capsys.readouterr() == ("", "")
 
 
@@ -157,7 +158,7 @@ def test_a_damaged_copy_fails_in_one_line_and_leaves_nothing(nowhere, tmp_path, 
     if fault == "cut short": weights.write_bytes(weights.read_bytes()[:-1000])
     if fault == "no card": (nowhere / "card.json").unlink()
     with pytest.raises(CheckpointError, match="could not fetch the model from file:.*set TRANSFORMER_MODEL") as e:
-        load_model(device="cpu")
+        load_translator(device="cpu")
     assert len(str(e.value).splitlines()) == 1
     assert ("does not match the card's sha256" in str(e.value)) == (fault != "no card")
     assert files_under(tmp_path / "cache") == []
@@ -166,16 +167,16 @@ def test_a_damaged_copy_fails_in_one_line_and_leaves_nothing(nowhere, tmp_path, 
 def test_a_missing_url_fails_in_one_line(nowhere, tmp_path, monkeypatch):
     monkeypatch.setenv("TRANSFORMER_MODEL_URL", (tmp_path / "nowhere").as_uri())
     with pytest.raises(CheckpointError, match="could not fetch the model from .*set TRANSFORMER_MODEL") as e:
-        load_model(device="cpu")
+        load_translator(device="cpu")
     assert len(str(e.value).splitlines()) == 1 and files_under(tmp_path / "cache") == []
 
 
 def test_a_named_folder_that_is_missing_is_an_error_not_a_download(nowhere, tmp_path, monkeypatch):
     with pytest.raises(CheckpointError, match="no model folder at"):
-        load_model(tmp_path / "mine", "cpu")
+        load_translator(tmp_path / "mine", "cpu")
     monkeypatch.setenv("TRANSFORMER_MODEL", str(tmp_path / "mine"))
     with pytest.raises(CheckpointError, match="no model folder at"):
-        load_model(device="cpu")
+        load_translator(device="cpu")
     assert not (tmp_path / "cache").exists()
 
 
@@ -183,5 +184,5 @@ def test_a_vocabulary_per_language_is_fetched_with_its_english_file(tmp_path, ca
     export_model(tiny_translator(shared=False), tmp_path / "served", {})
     folder = fetch_model(tmp_path / "cache" / "model", (tmp_path / "served").as_uri())
     assert files_under(folder) == sorted(Path(n) for n in [*MODEL_FILES, TARGET_TOKENIZER])
-    assert load_model(folder, "cpu").pipeline.state() == load_model(tmp_path / "served", "cpu").pipeline.state()
+    assert load_translator(folder, "cpu").pipeline.state() == load_translator(tmp_path / "served", "cpu").pipeline.state()
     assert "fetched the model" in capsys.readouterr().err

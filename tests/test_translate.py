@@ -25,13 +25,14 @@ import torch
 
 from transformer.data import Vocab
 from transformer.subwords import Subwords
-from transformer.checkpoint import Checkpoint, CheckpointError
-from transformer.presets import PRESETS
-from transformer.cli import _plan_message, _run_record, _train_parser, preset
-from transformer.shipped import load_model
-from transformer.translate import InputError, Translator, corpus_scores, schedule_name, shape_name, tokenized_bleu
+from transformer.checkpoint import Checkpoint, CheckpointError, schedule_name, shape_name
+from transformer.commands import PRESETS, preset
+from transformer.shipped import load_translator
+from transformer.translate import (InputError, MissingPackage, Translator, TranslatorProtocol, corpus_scores,
+                                   optional_import, run_command, tokenized_bleu)
 
 from conftest import require_e2e
+from test_translator_input import assert_translator_interface
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -95,24 +96,8 @@ def word_run(tmp_path_factory, DATA):
     return out
 
 
-def test_presets_are_consistent():
-    for name, p in PRESETS.items():
-        model_kw, cfg = preset(name)
-        assert model_kw["d_model"] % model_kw["h"] == 0
-        assert cfg.out_dir == f"runs/{name}"
-        if cfg.decay_steps is not None:          # a decaying schedule must reach its end within the run
-            assert cfg.warmup < cfg.decay_steps and cfg.max_steps == cfg.decay_steps
-    assert preset("cpu", max_minutes=1.5)[1].max_minutes == 1.5
-    with pytest.raises(ValueError, match="unknown config"):
-        preset("huge")
 
 
-@pytest.mark.parametrize("gpu", [False, True])
-def test_the_default_preset_is_cpu_with_or_without_a_gpu(monkeypatch, gpu):
-    # base, the default on a GPU until an H100 run showed it overfitting Multi30k (Recorded runs), is asked for by name
-    monkeypatch.setattr(torch.cuda, "is_available", lambda: gpu)
-    assert _train_parser().parse_args([]).config == "cpu"
-    assert _train_parser().parse_args(["--config", "base"]).config == "base"
 
 
 @pytest.mark.e2e
@@ -241,7 +226,7 @@ def test_a_vocabulary_per_language_trains_translates_and_ships(tmp_path, DATA):
     assert not torch.equal(state["model"]["src_embed.lut.weight"], state["model"]["tgt_embed.lut.weight"])
     r = command("export", out / "checkpoint.pt", folder, "--data", DATA, "--beam", 1)
     assert r.returncode == 0, r.stderr
-    shipped = load_model(folder, "cpu")
+    shipped = load_translator(folder, "cpu")
     assert shipped.model.src_embed is not shipped.model.tgt_embed
     assert shipped.model.generator.weight is shipped.model.tgt_embed.lut.weight
     lines = ["Zwei Hunde.", "Ein Mann fährt Fahrrad im Park."]
@@ -360,7 +345,7 @@ def test_a_corpus_of_ones_own_in_any_direction_trains_translates_and_exports(tmp
     card, config = (json.loads((folder / n).read_text()) for n in ("card.json", "config.json"))
     assert card["langs"] == config["pipeline"]["langs"] == ["en", "fr"]
     assert card["scores"]["check"]["bleu_published"] is None          # no tok/ in one's own corpus
-    assert load_model(folder, "cpu").langs == ("en", "fr")
+    assert load_translator(folder, "cpu").langs == ("en", "fr")
     by_folder = command("translate", "--model", folder, "--beam", 1, line)
     assert by_folder.returncode == 0 and len(by_folder.stdout.splitlines()) == 1
     r = command("evaluate", "--model", folder, "--data", corpus, "--split", "check", "--beam", 1,
@@ -462,19 +447,54 @@ def test_sub_words_translate_any_character(run):
     assert r.returncode == 1 and len(out) == 4 and out[1] == out[2] == ""
     assert [e.split(":")[1].strip() for e in err] == ["line 2", "line 3"]
     t = Translator.load(run / "checkpoint.pt", "cpu")
-    ids = t.sentence_ids("Ein 🐕.")
+    ids = t.input_ids("Ein 🐕.")
     assert Vocab.unk_id not in ids and ids[-1] == Vocab.eos_id and len(ids) >= 6    # the emoji: 4 byte pieces
 
 
 @pytest.mark.e2e
 def test_translator_input_checks(word_run):
     t = Translator.load(word_run / "checkpoint.pt", "cpu")
-    for bad, msg in [("", "empty"), ("   ", "empty"), ("Ein ☃.", "never seen"),
-                     (" ".join(["Hund"] * 400), "maximum")]:
-        with pytest.raises(InputError, match=msg):
-            t.sentence_ids(bad)
-    ids = t.sentence_ids("Ein Hund.")
+    for bad, msg in [("", "the sentence is empty"), ("   ", "the sentence is empty"),
+                     ("Ein ☃.", "characters never seen in training: '☃'"),
+                     (" ".join(["Hund"] * 400), "400 tokens, more than the model's maximum of 255")]:
+        with pytest.raises(InputError, match=re.escape(msg)):
+            t.input_ids(bad)
+    ids = t.input_ids("Ein Hund.")
     assert ids[-1] == Vocab.eos_id and all(isinstance(i, int) for i in ids)
+
+
+def tiny_translator():
+    "An untrained Translator with a word pipeline learnt on two pairs."
+    from transformer.data import WordPipeline
+    from transformer.model import Transformer, TransformerConfig
+    pipeline = WordPipeline.learn([("Ein Hund .", "A dog ."), ("Zwei Hunde .", "Two dogs .")], 1)
+    torch.manual_seed(0)
+    cfg = TransformerConfig(*pipeline.sizes, d_model=16, n_layers=1, h=2, d_ff=32, max_len=8)
+    return Translator(Transformer(cfg), pipeline)
+
+
+def test_the_translator_has_the_translators_interface():
+    t = tiny_translator()
+    assert_translator_interface(t)
+    assert not isinstance(object(), TranslatorProtocol)
+    ids = t.input_ids("Ein Hund .")
+    assert ids[-1] == Vocab.eos_id and Vocab.unk_id not in ids
+    assert t.translate(["Ein Hund ."], beam_size=1) == t.translate_ids([ids], beam_size=1)
+    assert len(t.input_ids("Ein Hund Ein Hund Ein Hund .")) == 8       # max_len 8: 7 tokens and <eos> fit
+    with pytest.raises(InputError, match=re.escape("8 tokens, more than the model's maximum of 7")):
+        t.input_ids("Ein Hund Ein Hund Ein Hund Hund .")
+
+
+def test_a_missing_package_is_not_an_input_error_and_a_command_says_it_in_one_line(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)       # import onnxruntime now fails
+    with pytest.raises(MissingPackage) as error:
+        optional_import("onnxruntime", "onnx")
+    assert not isinstance(error.value, InputError) and isinstance(error.value, ImportError)
+    assert str(error.value) == 'onnxruntime is not installed: pip install "transformer[onnx]"'
+    with pytest.raises(SystemExit) as done:
+        run_command(lambda: optional_import("onnxruntime", "onnx"))
+    assert done.value.code == 1
+    assert capsys.readouterr().err == 'error: onnxruntime is not installed: pip install "transformer[onnx]"\n'
 
 
 def _free_port():
@@ -575,23 +595,8 @@ def test_a_timed_cpu_run_plans_its_length_and_says_so(tmp_path, DATA):
     assert "lr_factor must be positive" in one_line_error(r)
 
 
-def test_the_plan_names_what_limits_it_and_how_long_it_takes():
-    "On a fast machine the cap ends the run, on a slow one the clock: the message says which, and the time."
-    cfg = preset("cpu")[1]                                   # 30 minutes, at most 5,500 updates
-    gpu = _plan_message({"steps": 5500, "seconds_per_update": 0.08}, cfg)
-    assert "5500 updates (the cap of 5500), about 7.3 minutes at 0.08 s" in gpu
-    assert "(what fits 1 minute)" in _plan_message({"steps": 99, "seconds_per_update": 0.6}, preset("cpu", max_minutes=1)[1])
-    cpu = _plan_message({"steps": 2400, "seconds_per_update": 0.75}, cfg)
-    assert "2400 updates (what fits 30 minutes), about 30.0 minutes at 0.75 s" in cpu
 
 
-def test_the_recorded_command_is_the_one_given(monkeypatch):
-    "train_main(argv) records argv, not the arguments of the process that called it (a notebook's kernel)."
-    monkeypatch.setattr(sys, "argv", ["ipykernel_launcher", "-f", "kernel.json"])
-    data = {"pipeline": type("P", (), {"state": lambda self: {}})()}
-    given = _run_record(data, "tiny", "cpu", {}, ["--config", "tiny", "--out", "my runs/a"])
-    assert given["command"] == "transformer-train --config tiny --out 'my runs/a'"
-    assert _run_record(data, "tiny", "cpu", {})["command"] == "transformer-train -f kernel.json"
 
 
 @pytest.mark.e2e
@@ -673,7 +678,7 @@ def test_export_writes_float16_weights_once_each_with_their_checksum(folder, run
         assert all(f.get_tensor(n).dtype == torch.float16 for n in names)
     # one matrix for source embedding, target embedding and output layer: stored once
     assert "src_embed.lut.weight" in names and not {"tgt_embed.lut.weight", "generator.weight"} & names
-    ckpt, shipped = Translator.load(run / "checkpoint.pt", "cpu"), load_model(folder, "cpu")
+    ckpt, shipped = Translator.load(run / "checkpoint.pt", "cpu"), load_translator(folder, "cpu")
     assert next(shipped.model.parameters()).dtype == torch.float32                       # decoded in float32
     for name, p in ckpt.model.state_dict().items():                                     # float16 rounding only
         assert torch.allclose(shipped.model.state_dict()[name], p, rtol=1e-3, atol=1e-4), name
@@ -724,7 +729,7 @@ def test_a_damaged_model_folder_is_one_line_naming_the_file(folder, tmp_path, fa
     line = one_line_error(r)
     assert r.returncode == 1 and expected in line and str(bad) in line
     with pytest.raises(CheckpointError, match=re.escape(expected)):
-        load_model(bad, "cpu")
+        load_translator(bad, "cpu")
 
 
 @pytest.mark.e2e

@@ -14,22 +14,23 @@ import argparse
 import sys
 from pathlib import Path
 
-from transformer.checkpoint import Snapshots
+from transformer.checkpoint import RunFolder, Snapshots
 
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("run", help="the run's folder (checkpoint.pt and snapshots/)")
+    p.add_argument("run", help="the run's folder (its checkpoint and kept snapshots)")
     p.add_argument("--every", type=int, required=True, help="updates between the snapshots")
     p.add_argument("--last", type=int, required=True, help="how many snapshots to average")
     p.add_argument("--out", help="where to write (default: RUN/averaged-EVERYxLAST.pt)")
     a = p.parse_args(argv)
-    run = Path(a.run)
-    out = Path(a.out) if a.out else run / f"averaged-{a.every}x{a.last}.pt"
-    n = Snapshots(None, run / "snapshots", a.every, a.last).write_average(run / "checkpoint.pt", out)
+    run = RunFolder(Path(a.run))
+    default = run.averaged.with_stem(f"{run.averaged.stem}-{a.every}x{a.last}")   # averaged-80x10.pt
+    out = Path(a.out) if a.out else default
+    n = Snapshots(None, run.snapshots, a.every, a.last).write_average(run.checkpoint, out)
     if n < a.last:
         out.unlink(missing_ok=True)
-        print(f"error: {run / 'snapshots'} holds {n} snapshots {a.every} updates apart, not {a.last}",
+        print(f"error: {run.snapshots} holds {n} snapshots {a.every} updates apart, not {a.last}",
               file=sys.stderr)
         return 1
     print(f"{out}: the average of {n} snapshots {a.every} updates apart")

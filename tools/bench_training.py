@@ -53,7 +53,7 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from transformer.attention import causal_mask, padding_mask
 from transformer.model import Transformer, TransformerConfig
-from transformer.presets import PRESETS
+from transformer.commands import PRESETS
 from transformer.machine import cheap_dropout, cpu_capability, describe_machine, matmul_gflops
 from transformer.training import LabelSmoothingLoss
 from transformer.fused_loss import FusedLabelSmoothingLoss

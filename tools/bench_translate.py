@@ -34,7 +34,7 @@ import torch
 
 from transformer.data import load_split
 from transformer.machine import cpu_capability, describe_machine
-from transformer.shipped import load_model
+from transformer.shipped import load_translator
 from transformer.translate import ALPHA, run_command
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -82,8 +82,8 @@ ENGINES = {"course (PyTorch)": "float32", "CTranslate2 float32": "float32", "CTr
 def run_engine(a):
     "The child's work: warm up, then time one engine on the sentences; seconds and outputs to --engine-out."
     torch.set_num_threads(a.threads)
-    translator = load_model(a.model, "cpu")
-    sources = [translator.sentence_ids(de) for de, _ in load_split(a.split, a.data)[:a.sentences]]
+    translator = load_translator(a.model, "cpu")
+    sources = [translator.input_ids(de) for de, _ in load_split(a.split, a.data)[:a.sentences]]
     with tempfile.TemporaryDirectory() as folder:
         engine = translator
         if a.engine != "course (PyTorch)":

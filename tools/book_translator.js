@@ -9,16 +9,18 @@
 //   - greedy search (chapter 8): the best token each step, never <unk>, stop at <eos> or at
 //     chapter 10's output budget;
 //   - the map is the last decoder layer's cross-attention (chapter 5), per head or averaged.
-// tools/book_translator.py serves this file, the graphs, onnxruntime-web and the tokenizers
-// library from the site's _static/translator/; tools/translator_check.py tests the box.
+// What the reader types is checked first by translator_input.mjs, chapter 10's check_source with
+// the same rules and messages. tools/book_translator.py serves this file, translator_input.mjs,
+// the graphs, onnxruntime-web and the tokenizers library from the site's _static/translator/;
+// tools/translator_check.py tests the box.
 
 import * as ort from "./ort.wasm.min.mjs";
 import { Tokenizer } from "./tokenizers.min.mjs";
+import { InputError, checkSource } from "./translator_input.mjs";
 
 const HERE = new URL("./", import.meta.url).href;
 ort.env.wasm.wasmPaths = HERE;   // the WebAssembly runtime comes from this folder, not a CDN
 ort.env.wasm.numThreads = 1;     // threads need a cross-origin-isolated page; one is enough
-const MAX_CHARS = 2000;          // longer text is refused before it is even tokenized
 const ONNX_FORMAT = 1;           // the onnx.json this page reads (transformer/onnx_export.py)
 const NAMES = { en: "English", de: "German", fr: "French", cs: "Czech" };
 const language = (code) => NAMES[code] || code;
@@ -51,17 +53,11 @@ const idsTensor = (ids) => new ort.Tensor("int64", BigInt64Array.from(ids, BigIn
 // Chapter 10's output_budget: at most 1.5 times the source's length plus 10, within max_len - 1.
 const outputBudget = (lenS, maxLen) => Math.min(Math.floor(1.5 * lenS) + 10, maxLen - 1);
 
-// Source sentence -> ids ending in <eos>; bad input throws an Error whose message the page
-// shows. The rules are OnnxTranslator.source_ids's (an empty line, more pieces than the model's
-// maximum); any character is allowed, as in Python: byte-level BPE has a piece for every byte.
-function sourceIds(model, sentence) {
-  if (!sentence.trim()) throw new Error(`Type a ${language(model.spec.langs[0])} sentence first.`);
-  if (sentence.length > MAX_CHARS) throw new Error(`That is ${sentence.length} characters; the box takes at most ${MAX_CHARS}.`);
-  const ids = model.tokenizer.encode(sentence).ids;
-  const maxLen = model.spec.config.max_len;
-  if (ids.length > maxLen) throw new Error(`${ids.length - 1} pieces: more than the model's maximum of ${maxLen - 1}. Try one sentence at a time.`);
-  return ids;
-}
+// Source sentence -> ids ending in <eos> (OnnxTranslator.input_ids): checkSource's rules, bad
+// input throws an InputError whose message the page shows. Any character is allowed, as in
+// Python: byte-level BPE has a piece for every byte.
+const sourceIds = (model, sentence) =>
+  checkSource(sentence, (s) => model.tokenizer.encode(s).ids, model.spec.config.max_len);
 
 // Greedy search (chapter 8) with the two graphs: the output ids and, per output token, the
 // last layer's cross-attention (h rows of len_s weights, flattened).
@@ -137,7 +133,7 @@ box.append(element("style", {}, `
   .tf-translator table.tf-map th { font-weight: normal; padding: 0 .3em; text-align: right; }
   .tf-translator table.tf-map th.tf-src { writing-mode: vertical-rl; transform: rotate(180deg); text-align: left; }
   .tf-translator table.tf-map td { width: 1.4em; height: 1.4em; border: 1px solid #eee; }`));
-const input = element("textarea", { id: "tf-source", rows: 2, maxLength: MAX_CHARS, value: "Zwei Hunde spielen im Schnee." });
+const input = element("textarea", { id: "tf-source", rows: 2, value: "Zwei Hunde spielen im Schnee." });
 input.setAttribute("aria-label", "sentence to translate");
 const direction = element("p", { id: "tf-direction", className: "tf-status" });
 const button = element("button", { id: "tf-translate", type: "button", disabled: true }, "Translate");
@@ -181,8 +177,8 @@ button.addEventListener("click", async () => {
     box.dataset.translateMs = ms.toFixed(0);
     const [from, to] = model.spec.langs.map(language);
     setState("done", `Translated in ${ms.toFixed(0)} ms: ${src.length} ${from} pieces in, ${result.ids.length} ${to} pieces out, greedy.`);
-  } catch (error) {
-    setState("error", error.message);
+  } catch (error) {   // a sentence the rules refuse, in Python's words; or a failure
+    setState("error", error instanceof InputError ? `Not translated: ${error.message}.` : error.message);
   } finally {
     button.disabled = false;
   }

@@ -10,10 +10,12 @@ that translates in the reader's browser. This extension
   export is kept for the next build while what decides it is unchanged (`export_key`: the
   model folder and the package's code by content, the runtimes' versions, the settings that
   choose the model and the test data);
-- then copies into the site's _static/translator/ what the page loads: the 8-bit graphs, tokenizer.json, onnx.json, the
-  script, and onnxruntime-web's WebAssembly runtime and Hugging Face's JavaScript tokenizers,
-  which the Makefile installs from npm into .cache/translator-js (as MathJax: nothing is loaded
-  from a CDN and nothing is committed).
+- then copies into the site's _static/translator/ what the page loads: the 8-bit graphs, tokenizer.json,
+  onnx.json (read with the package's `read_onnx_spec`, which checks its format), the two scripts (the box, and
+  tools/translator_input.mjs, chapter 10's check_source in JavaScript, which the box imports), and
+  onnxruntime-web's WebAssembly runtime and Hugging Face's JavaScript tokenizers, which the Makefile
+  installs from npm into .cache/translator-js (as MathJax: nothing is loaded from a CDN and nothing is
+  committed).
 """
 import hashlib
 import json
@@ -25,7 +27,9 @@ from importlib import metadata
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = ROOT / "tools" / "book_translator.js"
+# the page's scripts, by their names in _static/translator/ (book_translator.js imports the second)
+SCRIPTS = {"translator.js": ROOT / "tools" / "book_translator.js",
+           "translator_input.mjs": ROOT / "tools" / "translator_input.mjs"}
 RUNTIME = ROOT / ".cache" / "translator-js" / "static"   # filled by `make translator-js`
 RUNTIME_FILES = ["ort.wasm.min.mjs", "ort-wasm-simd-threaded.mjs", "ort-wasm-simd-threaded.wasm",
                  "tokenizers.min.mjs", "LICENSE-tokenizers.txt", "VERSIONS.txt"]
@@ -58,7 +62,8 @@ def export_key() -> dict:
 def kept_export(out: Path, key: dict) -> bool:
     "True when `out` holds a finished export made with `key`."
     try:
-        return json.loads((out / "key.json").read_text()) == key and (out / "onnx.json").is_file()
+        from transformer.onnx_export import ONNX_SPEC
+        return json.loads((out / "key.json").read_text()) == key and (out / ONNX_SPEC).is_file()
     except (OSError, ValueError):
         return False
 
@@ -75,8 +80,9 @@ def start_export(out: Path) -> subprocess.Popen:
 def finish_export(process: subprocess.Popen | None, out: Path, key: dict | None = None) -> dict:
     """Wait for the export (None: the kept one); its onnx.json, or a RuntimeError with the
     command's output. A finished export records `key` (key.json)."""
+    from transformer.onnx_export import read_onnx_spec       # torch: only once the pages are read
     if process is None:
-        return json.loads((out / "onnx.json").read_text())
+        return read_onnx_spec(out)
     code = process.wait()
     output = (out.parent / "translator.log").read_text()
     if code != 0:
@@ -84,7 +90,7 @@ def finish_export(process: subprocess.Popen | None, out: Path, key: dict | None 
     print(output, end="")
     if key is not None:
         (out / "key.json").write_text(json.dumps(key, indent=1) + "\n")
-    return json.loads((out / "onnx.json").read_text())
+    return read_onnx_spec(out)
 
 
 def _builder_inited(app):
@@ -107,16 +113,19 @@ def _build_finished(app, exception):
         if app._tf_export is not None:
             app._tf_export.kill()
         return
+    from transformer.onnx_export import ONNX_SPEC
+    from transformer.shipped import SOURCE_TOKENIZER
     build = Path(app.outdir).parent                          # _build/
     spec = finish_export(app._tf_export, build / "translator", app._tf_key)
     site = Path(app.outdir) / "_static" / SITE_DIR
     shutil.rmtree(site, ignore_errors=True)
     site.mkdir(parents=True)
-    for name in [*spec["files"]["int8"].values(), "onnx.json", "tokenizer.json"]:
+    for name in [*spec["files"]["int8"].values(), ONNX_SPEC, SOURCE_TOKENIZER]:
         shutil.copyfile(build / "translator" / name, site / name)
     for path in runtime_files():
         shutil.copyfile(path, site / path.name)
-    shutil.copyfile(SCRIPT, site / "translator.js")
+    for name, path in SCRIPTS.items():
+        shutil.copyfile(path, site / name)
 
 
 def setup(app):

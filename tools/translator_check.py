@@ -10,8 +10,9 @@ local server can load). Checks:
   - the first --sentences German sentences of test_2016_flickr, typed into the box, give
     exactly the greedy translations that Python computes with the same ONNX files
     (transformer.onnx_export.OnnxTranslator on the site's _static/translator, 8-bit);
-  - bad input (an empty box, a text longer than the model's maximum) gets a message in the page
-    within seconds, never a hang; an emoji is translated as Python translates it (one rule);
+  - bad input (an empty box, more pieces than the model's maximum, more characters than
+    MAX_CHARS) gets, within seconds and never a hang, the message Python's check_source gives
+    it (OnnxTranslator.input_ids); an emoji is translated as Python translates it (one rule);
   - opened as a plain file, the page says how to serve it.
 Prints the time the box took to load, each translation's time as the page reports it (a
 benchmark: nothing is asserted about the times) and the size of what the translator adds to
@@ -72,6 +73,7 @@ def check(html_dir: Path, n: int = 20, data=None, out=print) -> tuple[list[str],
     sentences come from the Multi30k files in `data` (default: $MULTI30K_DIR, the cache)."""
     from transformer.data import load_split
     from transformer.onnx_export import OnnxTranslator
+    from transformer.translate import MAX_CHARS, InputError
     problems, html_dir = [], Path(html_dir)
     onnx = OnnxTranslator(html_dir / STATIC, int8=True)
     src, tgt = onnx.langs
@@ -98,13 +100,18 @@ def check(html_dir: Path, n: int = 20, data=None, out=print) -> tuple[list[str],
                                 f"Python's OnnxTranslator {python!r}")
             report["translate_ms"].append(int(session.execute_script(
                 "return document.getElementById('tf-translator').dataset.translateMs")))
-        bad = {"empty": "", "too long": "Hund " * 300}
+        bad = {"empty": "", "too long": "Hund " * 300, "too many characters": "a" * (MAX_CHARS + 1)}
         for name, text in bad.items():
+            try:
+                onnx.input_ids(text)
+                python = None
+            except InputError as e:
+                python = str(e)                              # Python's message for it
             start = time.monotonic()
             state, english, status = _submit(session, text, typed=False)
-            if state != "error" or not status or english:
-                problems.append(f"{name} input: expected a message and no translation, got "
-                                f"{state!r}, {status!r}, {english!r}")
+            if state != "error" or python is None or python not in status or english:
+                problems.append(f"{name} input: expected Python's message {python!r} and no "
+                                f"translation, got {state!r}, {status!r}, {english!r}")
             report[f"{name} message"] = f"{status} ({time.monotonic() - start:.1f} s)"
         stray = [u for u in check_site.requests(session) if not u.startswith((base, "data:", "blob:"))]
         problems += [f"{PAGE}: requested {u} (not the local server)" for u in stray]

@@ -10,18 +10,9 @@ import math
 from pathlib import Path
 import numpy as np
 from .data import SPECIALS, Vocab
-from .translate import ALPHA, InputError, length_chunks, output_budget
+from .translate import ALPHA, length_chunks, optional_import, output_budget
 
 # %% ../chapters/10_ctranslate2.ipynb #ct200009
-def _ctranslate2():
-    "The ctranslate2 package, or a one-line InputError saying how to install it."
-    try:
-        import ctranslate2, ctranslate2.specs
-    except ImportError:
-        raise InputError('ctranslate2 is not installed: pip install '
-                         '"transformer[ctranslate2]"') from None
-    return ctranslate2
-
 def token_names(size):
     """The token strings of ids 0..size-1 in CTranslate2's vocabularies: the specials
     by name, every other id as its number."""
@@ -98,7 +89,7 @@ def export_ctranslate2(translator, folder, quantization=None):
     """Write `translator`'s model as a CTranslate2 model folder (model.bin, config.json,
     the vocabularies) and return the folder. `quantization`: None keeps float32, or one
     of CTranslate2's types ("int8", "int8_float32", "float16", "bfloat16", ...)."""
-    _ctranslate2()
+    optional_import("ctranslate2", "ctranslate2")
     from ctranslate2.specs import model_spec, transformer_spec as ts
     model, cfg = translator.model, translator.model.cfg
     spec = ts.TransformerSpec(
@@ -135,7 +126,7 @@ class CTranslate2Translator:
     checks and output budget): source sentences in, target sentences out, searched as
     `Translator` searches, as far as CTranslate2 allows."""
     def __init__(self, folder, translator, threads=1):
-        ctranslate2 = _ctranslate2()
+        ctranslate2 = optional_import("ctranslate2", "ctranslate2")
         self.runtime = ctranslate2.Translator(str(folder), device="cpu",
                                               intra_threads=threads, inter_threads=1)
         self.translator, cfg = translator, translator.model.cfg
@@ -143,20 +134,25 @@ class CTranslate2Translator:
         self.names = token_names(max(cfg.src_vocab, cfg.tgt_vocab))
         self.ids = {name: i for i, name in enumerate(self.names)}
 
+    def input_ids(self, sentence):
+        "Source sentence -> the ids the model reads, <eos> included (`check_source`)."
+        return self.translator.input_ids(sentence)
+
     def translate(self, sentences, beam_size=4, alpha=None, unk=False):
         """Source sentences -> target sentences (InputError on the first bad one);
         `alpha` None: the course translator's."""
-        sources = [self.translator.sentence_ids(s) for s in sentences]
+        sources = [self.input_ids(s) for s in sentences]
         return self.translate_ids(sources, beam_size, alpha, unk=unk)
 
     def translate_ids(self, sources, beam_size=4, alpha=None, batch_size=64,
                       unk=False):
         "Lists of source ids (ending in <eos>) -> target sentences."
         alpha = self.translator.alpha if alpha is None else alpha
-        hyps, _ = self.search_ids(sources, beam_size, alpha, batch_size, unk)
+        hyps, _ = self.search_with_scores(sources, beam_size, alpha, batch_size, unk)
         return [self.translator.pipeline.sentence(ids) for ids in hyps]
 
-    def search_ids(self, sources, beam_size=4, alpha=ALPHA, batch_size=64, unk=False):
+    def search_with_scores(self, sources, beam_size=4, alpha=ALPHA, batch_size=64,
+                           unk=False):
         """Lists of source ids -> (target ids, scores), in order, decoded in batches of
         sources of one length, each with its output budget. A score is log P / |Y|^beta
         (`length_penalty_exponent`); greedy: log P."""

@@ -4,9 +4,9 @@
 
 # %% auto #0
 __all__ = ['SPLITS', 'MULTI30K_LANGS', 'LANGS', 'MULTI30K_URL', 'MULTI30K_TOK_URL', 'JOIN', 'SPECIALS', 'DataError',
-           'check_languages', 'split_files', 'default_cache_dir', 'fetch_url', 'corpus_file', 'multi30k_dir',
-           'read_lines', 'load_split', 'load_tokenized_references', 'Tokenizer', 'Vocab', 'unk_rate', 'with_eos',
-           'pair_ids', 'Pipeline', 'WordPipeline']
+           'check_languages', 'split_files', 'default_cache_dir', 'given_folder', 'fetch_url', 'corpus_file',
+           'multi30k_dir', 'read_lines', 'load_split', 'load_tokenized_references', 'Tokenizer', 'Vocab', 'unk_rate',
+           'with_eos', 'Pipeline', 'WordPipeline']
 
 # %% ../chapters/09_multi30k.ipynb #97a6f9ab
 import gzip, os, urllib.request
@@ -28,8 +28,7 @@ class DataError(Exception):
 
 def check_languages(src, tgt):
     "Refuse a source language equal to the target language."
-    if src == tgt:
-        raise DataError(f"the source and target languages are both {src!r}")
+    if src == tgt: raise DataError(f"the source and target languages are both {src!r}")
 
 def split_files(split, langs=LANGS):
     "Multi30k's file names of one split: ('train.de.gz', 'train.en.gz')."
@@ -43,14 +42,17 @@ def split_files(split, langs=LANGS):
 
 # %% ../chapters/09_multi30k.ipynb #9e40c035
 def default_cache_dir():
-    """Where downloaded files are kept: $XDG_CACHE_HOME/transformer/multi30k
-    (default ~/.cache)."""
+    "Where downloads are kept: $XDG_CACHE_HOME (or ~/.cache)/transformer/multi30k."
     cache_home = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     return cache_home / "transformer" / "multi30k"
 
+def given_folder(path=None):
+    "The data folder the user gave: `path`, else $MULTI30K_DIR, else None."
+    given = path if path is not None else os.environ.get("MULTI30K_DIR") or None
+    return None if given is None else Path(given).expanduser()
+
 def fetch_url(url, dest):
-    """Download `url` to `dest`, writing a temporary file first so that a failed
-    download leaves nothing."""
+    "Download `url` to `dest` through a temporary file: a failure leaves nothing."
     tmp = Path(str(dest) + ".part")
     with urllib.request.urlopen(url, timeout=60) as r, open(tmp, "wb") as f:
         f.write(r.read())
@@ -75,9 +77,8 @@ def multi30k_dir(path=None, splits=("train", "val", "test_2016_flickr"), downloa
                  fetch=fetch_url, url=MULTI30K_URL, langs=LANGS):
     """The folder holding the files of `splits` in `langs`: `path`, else $MULTI30K_DIR,
     else the cache (downloading Multi30k's)."""
-    given = path if path is not None else os.environ.get("MULTI30K_DIR") or None
-    if given is not None:                       # any corpus, any split names
-        folder = Path(given).expanduser()
+    folder = given_folder(path)
+    if folder is not None:                      # any corpus, any split names
         if not folder.is_dir(): raise DataError(f"no data folder {folder}")
         for split in splits:
             for lang in langs: corpus_file(folder, split, lang)
@@ -90,8 +91,7 @@ def multi30k_dir(path=None, splits=("train", "val", "test_2016_flickr"), downloa
                         f"({folder} lacks {missing[0]})")
     for name in missing:
         folder.mkdir(parents=True, exist_ok=True)
-        try:
-            fetch(url.format(name=name), folder / name)
+        try: fetch(url.format(name=name), folder / name)
         except Exception as e:
             raise DataError(f"could not download {name} ({e}); "
                             "set MULTI30K_DIR or pass a data folder") from None
@@ -108,15 +108,11 @@ def read_lines(file):
         raise DataError(f"cannot read {file}: {e}") from None
     lines = raw.split(b"\n")
     if lines[-1] == b"": lines.pop()                 # the break that ends the file
-    try:
-        return [line.decode("utf-8") for line in lines]
-    except UnicodeDecodeError:
-        bad = next(n for n, line in enumerate(lines, 1) if not _is_utf8(line))
-        raise DataError(f"{file}: line {bad} is not UTF-8") from None
-
-def _is_utf8(line):
-    try: line.decode("utf-8"); return True
-    except UnicodeDecodeError: return False
+    for n, line in enumerate(lines, 1):
+        try: lines[n - 1] = line.decode("utf-8")
+        except UnicodeDecodeError:
+            raise DataError(f"{file}: line {n} is not UTF-8") from None
+    return lines
 
 # %% ../chapters/09_multi30k.ipynb #f49a836b
 def load_split(split, path=None, download=True, src="de", tgt="en"):
@@ -140,16 +136,11 @@ MULTI30K_TOK_URL = ("https://raw.githubusercontent.com/multi30k/dataset/master/d
                     "task1/tok/{name}")
 
 def load_tokenized_references(split, lang, path=None, download=True, fetch=fetch_url):
-    """Multi30k's lowercased, tokenised references of `split` in `lang`
-    (tok/SPLIT.lc.norm.tok.LANG in the data folder or the cache), or None if a data
-    folder has none."""
-    name = f"{split}.lc.norm.tok.{lang}"
-    given = path if path is not None else os.environ.get("MULTI30K_DIR") or None
-    if given is not None:
-        file = Path(given).expanduser() / "tok" / name
-        return read_lines(file) if file.is_file() else None
-    file = default_cache_dir() / "tok" / name
-    if not file.is_file() and download:
+    """Multi30k's lowercased, tokenised references of `split` in `lang`: the file
+    tok/SPLIT.lc.norm.tok.LANG of the data folder or of the cache, or None."""
+    name, given = f"{split}.lc.norm.tok.{lang}", given_folder(path)
+    file = (given or default_cache_dir()) / "tok" / name
+    if given is None and download and not file.is_file():     # Multi30k's, fetched
         file.parent.mkdir(parents=True, exist_ok=True)
         try: fetch(MULTI30K_TOK_URL.format(name=name), file)
         except Exception: return None
@@ -160,8 +151,7 @@ JOIN = "##"
 
 # %% ../chapters/09_multi30k.ipynb #8f3643d9
 class Tokenizer:
-    """spaCy's rule-based tokenizer for `lang`; tokens glued to their predecessor carry
-    the prefix '##'."""
+    "spaCy's rule-based tokenizer for `lang`; a token glued to the one before: '##'."
     def __init__(self, lang):
         self.lang = lang
         import spacy          # here, not at the top: loading it takes a second
@@ -208,8 +198,7 @@ class Vocab:
 
     @classmethod
     def build(cls, token_lists, min_freq=2, max_size=None):
-        """Vocabulary of the tokens seen at least `min_freq` times, most frequent first
-        (ties alphabetical)."""
+        "The tokens seen `min_freq` times or more, most frequent first (ties: a-z)."
         counts = Counter(t for toks in token_lists for t in toks)
         kept = sorted((t for t, c in counts.items()
                        if c >= min_freq and t not in SPECIALS),
@@ -220,8 +209,7 @@ class Vocab:
     def __contains__(self, token): return token in self.stoi
 
     def ids(self, tokens, bos=False, eos=False):
-        """Token strings -> ids (unknown tokens -> <unk>),
-        optionally wrapped in <bos> ... <eos>."""
+        "Token strings -> ids (unknown: <unk>), optionally in <bos> ... <eos>."
         ids = [self.stoi.get(t, self.unk_id) for t in tokens]
         return [self.bos_id] * bos + ids + [self.eos_id] * eos
 
@@ -234,10 +222,6 @@ class Vocab:
             if i not in (self.pad_id, self.bos_id): out.append(self.itos[i])
         return out
 
-    def to_dict(self): return {"itos": list(self.itos)}
-    @classmethod
-    def from_dict(cls, d): return cls(d["itos"])
-
 # %% ../chapters/09_multi30k.ipynb #b96e2ba0
 def unk_rate(vocab, token_lists):
     "The share of the tokens in `token_lists` that `vocab` lacks (they become <unk>)."
@@ -249,14 +233,6 @@ def with_eos(ids, limit=None):
     """Source ids as the model reads them: ending in `<eos>` (the one place of this
     rule), cut to `limit` ids in all if given."""
     return list(ids if limit is None else ids[:limit - 1]) + [Vocab.eos_id]
-
-def pair_ids(pairs, src_tok, tgt_tok, src_words, tgt_words):
-    """(source, target) pairs -> list of (source ids + <eos>, target ids);
-    `make_batch` adds <bos>/<eos> to the target."""
-    src = src_tok.tokenize_many([p[0] for p in pairs])
-    tgt = tgt_tok.tokenize_many([p[1] for p in pairs])
-    return [(with_eos(src_words.ids(s)), tgt_words.ids(t))
-            for s, t in zip(src, tgt)]
 
 # %% ../chapters/09_multi30k.ipynb #9b9f4a0a
 @runtime_checkable
@@ -287,8 +263,7 @@ class Pipeline(Protocol):
 
 # %% ../chapters/09_multi30k.ipynb #9b9f4a0b
 class WordPipeline:
-    """Sentences <-> ids with a word vocabulary per language (spaCy's tokens; a word
-    seen fewer than `min_freq` times in training is <unk>)."""
+    "Sentences <-> ids with a word vocabulary per language (spaCy's tokens)."
     kind, shared, outputs = "word", False, None   # outputs: chapter 9.1
 
     def __init__(self, src_words, tgt_words, src_chars, langs=LANGS):

@@ -4,16 +4,16 @@
 
 # %% auto #0
 __all__ = ['cpu_capability', 'describe_machine', 'matmul_gflops', 'choose_precision', 'CheapDropout', 'cheap_dropout',
-           'plan_updates', 'RunState', 'save_run', 'load_run', 'ranks', 'pick_device', 'join_process_group',
-           'ShardedSampler', 'sum_over_ranks', 'time_is_up', 'rank_states', 'set_rank_state']
+           'plan_updates', 'RunState', 'ranks', 'pick_device', 'join_process_group', 'ShardedSampler', 'sum_over_ranks',
+           'time_is_up', 'rank_states', 'set_rank_state', 'RunClock']
 
 # %% ../chapters/11_machines.ipynb #39addccf
 import math, os, platform, random, time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 import torch
 import torch.distributed as dist
 from torch import nn
-from .checkpoint import Checkpoint, CheckpointError, ResumableSampler
+from .checkpoint import ResumableSampler
 
 # %% ../chapters/11_machines.ipynb #a7c1e002
 def cpu_capability():
@@ -130,36 +130,6 @@ class RunState:
     loss_sum: float = 0.0           # training loss summed over tokens since the last
     tokens: int = 0                 # ... record, and those target tokens
 
-# %% ../chapters/11_machines.ipynb #cdb9f530
-def save_run(path, model, optimizer, sampler, cfg, state, elapsed_s, record=None):
-    """Save the run in `path`: every process must call it; rank 0 writes. `record`: the
-    `Checkpoint` fields a command adds (pipeline, command, ...)."""
-    ckpt = Checkpoint(
-        model.state_dict(), asdict(model.cfg), asdict(cfg), state.step, elapsed_s,
-        state.precision, state.plan, optimizer.state_dict(), sampler.state_dict(),
-        rank_states([float(state.loss_sum), state.tokens]), state.history,
-        **(record or {}))
-    if ranks()[0] == 0: ckpt.save(path)
-    if ranks()[1] > 1: dist.barrier()     # no process goes on before the file is whole
-
-def load_run(path, model, optimizer, sampler, seed):
-    "Load the run saved in `path` into the objects; returns its `RunState`."
-    ckpt, (rank, world) = Checkpoint.load(path, resumable=True), ranks()
-    try:
-        model.load_state_dict(ckpt.model)
-        optimizer.load_state_dict(ckpt.optimizer)
-        sampler.load_state_dict(ckpt.sampler)
-        if len(ckpt.ranks) == world:
-            loss_sum, tokens = set_rank_state(ckpt.ranks[rank])
-        else:  # another number of processes: fresh, distinct random streams
-            torch.manual_seed(seed + 1000 * ckpt.step + rank)
-            loss_sum, tokens = 0.0, 0
-    except (KeyError, RuntimeError, ValueError, TypeError) as e:
-        raise CheckpointError(f"checkpoint {path} does not fit this model and run "
-                              f"({type(e).__name__}: {e})") from e
-    return RunState(ckpt.step, ckpt.history, ckpt.elapsed_s, ckpt.precision, ckpt.plan,
-                    loss_sum, tokens)
-
 # %% ../chapters/11_machines.ipynb #591d30d1
 def ranks():
     "(rank, world size) of this process: (0, 1) outside a process group."
@@ -252,3 +222,61 @@ def set_rank_state(state):
     if state["cuda"] and torch.cuda.is_available():
         torch.cuda.set_rng_state_all([t.cpu() for t in state["cuda"]])
     return state["log_sums"]
+
+# %% ../chapters/11_machines.ipynb #rclk0002
+class RunClock:
+    """The clock of one session of a run whose settings are `cfg` (chapter 12's
+    `TrainConfig`) and whose state so far is `state`: the seconds trained, whether the
+    time is up, and where the run stops, planned in a timed run."""
+    def __init__(self, cfg, batches_per_epoch, state, device):
+        self.cfg, self.device, self.step0 = cfg, device, state.step
+        self.before_s = state.elapsed_s                  # the earlier sessions'
+        # the last update without a plan: max_steps, or the epochs' full updates
+        self.most = min(cfg.max_steps or math.inf,
+                        batches_per_epoch * cfg.max_epochs // cfg.accum_steps)
+        # a timed run plans after update plan_at, timing the updates after first_timed
+        self.plan_at = max(state.step + 1, min(cfg.plan_after, cfg.warmup))
+        self.first_timed = state.step + min(5, (self.plan_at - state.step) // 2)
+        self.start = self.last_record = self.timed_from = time.time()
+
+    def last_step(self, plan=None):
+        "The update the run stops after: `most`, or the `plan`'s last if earlier."
+        return min(self.most, plan["steps"]) if plan else self.most
+
+    def decay_end(self, plan):
+        """The update where the rate reaches zero: a timed run's plan's last (None, so
+        Noam's warmup, until it plans), else `decay_steps`."""
+        if self.cfg.fit_to_time: return plan["steps"] if plan else None
+        return self.cfg.decay_steps
+
+    def time_is_up(self):
+        return time_is_up(self.start, self.cfg.max_minutes, self.device, time.time)
+
+    def elapsed(self):
+        "Seconds trained, the earlier sessions' included."
+        return self.before_s + time.time() - self.start
+
+    def since_record(self):
+        "Seconds since the last call (or the start)."
+        now = time.time()
+        seconds, self.last_record = now - self.last_record, now
+        return seconds
+
+    def new_plan(self, step, plan):
+        """A timed run's new plan after update `step` if one is due, else None: the
+        first after update `plan_at`, then one at each validation (`plan`: the last)."""
+        cfg = self.cfg
+        if step == self.first_timed: self.timed_from = time.time()
+        due = step == self.plan_at if plan is None else (
+            bool(cfg.eval_every) and step % cfg.eval_every == 0)
+        if not (cfg.fit_to_time and due): return None
+        now = time.time()         # the first plan: from the timed updates; later: all
+        timed, n = ((now - self.timed_from, step - self.first_timed) if plan is None
+                    else (now - self.start, step - self.step0))
+        world = ranks()[1]        # the processes' mean times: all plan the same run
+        spent, timed = (s / world for s in sum_over_ranks([now - self.start, timed],
+                                                          self.device))
+        steps = plan_updates(60 * cfg.max_minutes, spent, step, timed / n,
+                             None if self.most == math.inf else self.most)
+        return {"steps": max(cfg.warmup + 1, steps), "seconds_per_update": timed / n,
+                "spent_s": spent, "fixed_at": step}

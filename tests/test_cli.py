@@ -1,0 +1,109 @@
+"""The commands' building blocks (10.1's `transformer.commands`, 12.1's `transformer.cli`), without
+running a command: presets, a run's options and model, the resume rule, the record and the plan
+message, and the parsers. tests/test_translate.py runs the commands themselves in subprocesses."""
+import sys
+from dataclasses import fields
+
+import pytest
+import torch
+
+from transformer.checkpoint import Checkpoint, CheckpointError, RunFolder
+from transformer.cli import plan_message, run_record
+from transformer.commands import (PRESETS, RUN_OPTIONS, evaluate_parser, export_parser, preset, resumable,
+                                  run_model, run_options, train_parser, translate_parser)
+from transformer.data import DataError
+from transformer.loop import TrainConfig
+
+
+def test_presets_are_consistent():
+    for name, p in PRESETS.items():
+        model_kw, cfg = preset(name)
+        assert model_kw["d_model"] % model_kw["h"] == 0
+        assert cfg.out_dir == f"runs/{name}"
+        assert {f.name for f in fields(TrainConfig)} >= set(p["train"])
+        if cfg.decay_steps is not None:          # a decaying schedule must reach its end within the run
+            assert cfg.warmup < cfg.decay_steps and cfg.max_steps == cfg.decay_steps
+    assert preset("cpu", max_minutes=1.5)[1].max_minutes == 1.5
+    assert preset("cpu", max_minutes=None)[1].max_minutes == PRESETS["cpu"]["train"]["max_minutes"]
+    with pytest.raises(ValueError, match="unknown preset"):
+        preset("huge")
+
+
+def test_run_options_put_what_is_given_over_the_preset():
+    plain = run_options("cpu")
+    assert {k: plain[k] for k in ("vocab", "vocab_size", "output_layer")} == PRESETS["cpu"]["data"]
+    assert (plain["dropout"], plain["n_layers"], plain["pre_norm"]) == (0.2, 3, True)
+    assert plain["langs"] == ["de", "en"] and plain["splits"] == ["train", "val"]
+    given = run_options("cpu", ("en", "fr"), ("learn", "check"), dropout=0.3, vocab=None, pre_norm=False)
+    assert (given["dropout"], given["vocab"], given["pre_norm"]) == (0.3, "bpe", False)
+    assert given["langs"] == ["en", "fr"] and given["splits"] == ["learn", "check"]
+    assert set(RUN_OPTIONS) <= set(plain)
+    with pytest.raises(ValueError, match="at least 1"):
+        run_options("tiny", n_layers=0)
+    with pytest.raises(DataError, match="both 'en'"):
+        run_options("tiny", ("en", "en"))
+
+
+def test_run_model_has_the_presets_shape_with_the_runs_options():
+    pipeline = type("P", (), {"sizes": (50, 40), "shared": False, "outputs": None})()
+    model = run_model(pipeline, "tiny", {"dropout": 0.3, "n_layers": 2, "pre_norm": True})
+    cfg = model.cfg
+    assert (cfg.src_vocab, cfg.tgt_vocab, cfg.d_model, cfg.h) == (50, 40, 64, 2)
+    assert (cfg.dropout, cfg.n_layers, cfg.pre_norm) == (0.3, 2, True) and len(model.encoder.layers) == 2
+
+
+def test_resumable_never_overwrites_and_resumes_only_a_run(tmp_path):
+    cfg = preset("tiny", out_dir=str(tmp_path / "run"), max_minutes=10)[1]
+    assert resumable(cfg, resume=False) == cfg                       # a new folder: start
+    with pytest.raises(CheckpointError, match="nothing to resume"):
+        resumable(cfg, resume=True)
+    model = run_model(type("P", (), {"sizes": (9, 9), "shared": True, "outputs": None})(), "tiny",
+                      run_options("tiny"))
+    Checkpoint(model.state_dict(), {}, elapsed_s=240.0).save(RunFolder(cfg.out_dir).checkpoint)
+    with pytest.raises(ValueError, match="already holds a run"):
+        resumable(cfg, resume=False)
+    assert resumable(cfg, resume=True).max_minutes == pytest.approx(6.0)   # 4 of the 10 minutes spent
+
+
+def test_the_plan_names_what_limits_it_and_how_long_it_takes():
+    "On a fast machine the cap ends the run, on a slow one the clock: the message says which, and the time."
+    cfg = preset("cpu")[1]                                   # 30 minutes, at most 5,500 updates
+    gpu = plan_message({"steps": 5500, "seconds_per_update": 0.08}, cfg)
+    assert "5500 updates (the cap of 5500), about 7.3 minutes at 0.08 s" in gpu
+    one = plan_message({"steps": 99, "seconds_per_update": 0.6}, preset("cpu", max_minutes=1)[1])
+    assert "(what fits 1 minute)" in one
+    cpu = plan_message({"steps": 2400, "seconds_per_update": 0.75}, cfg)
+    assert "2400 updates (what fits 30 minutes), about 30.0 minutes at 0.75 s" in cpu
+
+
+def test_the_recorded_command_is_the_one_given(monkeypatch):
+    "train_main(argv) records argv, not the arguments of the process that called it (a notebook's kernel)."
+    monkeypatch.setattr(sys, "argv", ["ipykernel_launcher", "-f", "kernel.json"])
+    data = {"pipeline": type("P", (), {"state": lambda self: {}})()}
+    given = run_record(data, "tiny", "cpu", {}, ["--preset", "tiny", "--out", "my runs/a"])
+    assert given["command"] == "transformer-train --preset tiny --out 'my runs/a'"
+    assert run_record(data, "tiny", "cpu", {})["command"] == "transformer-train -f kernel.json"
+
+
+@pytest.mark.parametrize("gpu", [False, True])
+def test_the_default_preset_is_cpu_with_or_without_a_gpu(monkeypatch, gpu):
+    # base, the default on a GPU until an H100 run showed it overfitting Multi30k (Recorded runs), is asked for by name
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: gpu)
+    assert train_parser().parse_args([]).preset == "cpu"
+    assert train_parser().parse_args(["--preset", "base"]).preset == "base"
+
+
+def test_the_old_option_name_still_reads_but_is_not_shown(capsys):
+    "--config, the option's name in the commands results/ records, still works; --help shows --preset only."
+    assert train_parser().parse_args(["--config", "tiny"]).preset == "tiny"
+    help_text = train_parser().format_help()
+    assert "--preset" in help_text and "--config" not in help_text
+
+
+@pytest.mark.parametrize("parser", [translate_parser, evaluate_parser, export_parser])
+def test_a_beam_below_one_is_a_usage_error(parser, capsys):
+    args = ["--beam", "0"] if parser is not export_parser else ["--beam", "0", "--rescore"]
+    with pytest.raises(SystemExit) as e:
+        parser().parse_args(args)
+    assert e.value.code == 2 and "a whole number of 1 or more" in capsys.readouterr().err
+    assert parser().parse_args(args[:1] + ["3"] + args[2:]).beam == 3
