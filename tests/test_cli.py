@@ -45,7 +45,7 @@ def test_run_options_put_what_is_given_over_the_preset():
 
 
 def test_run_model_has_the_presets_shape_with_the_runs_options():
-    pipeline = type("P", (), {"sizes": (50, 40), "shared": False, "outputs": None})()
+    pipeline = type("P", (), {"sizes": (50, 40), "shared": False, "out_vocab": None})()
     model = run_model(pipeline, "tiny", {"dropout": 0.3, "n_layers": 2, "pre_norm": True})
     cfg = model.cfg
     assert (cfg.src_vocab, cfg.tgt_vocab, cfg.d_model, cfg.h) == (50, 40, 64, 2)
@@ -57,7 +57,7 @@ def test_resumable_never_overwrites_and_resumes_only_a_run(tmp_path):
     assert resumable(cfg, resume=False) == cfg                       # a new folder: start
     with pytest.raises(CheckpointError, match="nothing to resume"):
         resumable(cfg, resume=True)
-    model = run_model(type("P", (), {"sizes": (9, 9), "shared": True, "outputs": None})(), "tiny",
+    model = run_model(type("P", (), {"sizes": (9, 9), "shared": True, "out_vocab": None})(), "tiny",
                       run_options("tiny"))
     Checkpoint(model.state_dict(), {}, elapsed_s=240.0).save(RunFolder(cfg.out_dir).checkpoint)
     with pytest.raises(ValueError, match="already holds a run"):

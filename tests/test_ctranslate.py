@@ -50,7 +50,7 @@ def tiny_translator(pre_norm, shared, output_layer, seed=0):
     "A random Transformer (eval mode) with a pipeline learnt on PAIRS."
     pipeline = SubwordPipeline.learn(PAIRS, 300, "target" if output_layer == "target" else "all",
                                      shared=shared)
-    out_vocab = {"all": None, "target": pipeline.outputs, "first 250": 250}[output_layer]
+    out_vocab = {"all": None, "target": pipeline.out_vocab, "first 250": 250}[output_layer]
     torch.manual_seed(seed)
     cfg = TransformerConfig(*pipeline.sizes, d_model=32, n_layers=2, h=4, d_ff=64, dropout=0.0,
                             max_len=64, pre_norm=pre_norm, share_embeddings=shared, out_vocab=out_vocab)

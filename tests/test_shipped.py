@@ -46,7 +46,7 @@ def tiny_translator(output_layer="all", shared=True):
     "An untrained model with a small sub-word pipeline learnt on a few sentences."
     pipeline = SubwordPipeline.learn(PAIRS, vocab_size=300, output_layer=output_layer, shared=shared)
     cfg = TransformerConfig(*pipeline.sizes, d_model=16, n_layers=1, h=2, d_ff=32, share_embeddings=pipeline.shared,
-                            out_vocab=pipeline.outputs)
+                            out_vocab=pipeline.out_vocab)
     torch.manual_seed(0)
     return Translator(Transformer(cfg), pipeline)
 
@@ -56,9 +56,9 @@ def test_export_and_load_keep_the_pipeline_exactly(tmp_path, output_layer, share
     translator = tiny_translator(output_layer, shared)
     export_model(translator, tmp_path, {"note": "untrained"})
     loaded = load_translator(tmp_path, "cpu")
-    assert loaded.pipeline.state() == translator.pipeline.state()       # Subwords' JSON, outputs, target
+    assert loaded.pipeline.state() == translator.pipeline.state()       # Subwords' JSON, out_vocab, target
     config = json.loads((tmp_path / "config.json").read_text())
-    assert config["pipeline"] == {"kind": "bpe", "langs": ["de", "en"], "outputs": translator.pipeline.outputs,
+    assert config["pipeline"] == {"kind": "bpe", "langs": ["de", "en"], "out_vocab": translator.pipeline.out_vocab,
                                   "target_tokenizer": None if shared else TARGET_TOKENIZER}
     assert json.loads((tmp_path / "card.json").read_text())["langs"] == ["de", "en"] and loaded.langs == ("de", "en")
     assert (tmp_path / TARGET_TOKENIZER).is_file() == (not shared)
@@ -135,7 +135,7 @@ def nowhere(tmp_path, monkeypatch):
     return served
 
 
-def test_load_model_fetches_the_shipped_folder_once_into_the_cache(nowhere, tmp_path, capsys):
+def test_load_translator_fetches_the_shipped_folder_once_into_the_cache(nowhere, tmp_path, capsys):
     cache = tmp_path / "cache" / "transformer" / "models" / "de-en-cpu"      # beside multi30k/
     german = "Zwei Hunde spielen im Schnee."
     translation = load_translator(device="cpu").translate([german], beam_size=1)
@@ -186,3 +186,11 @@ def test_a_vocabulary_per_language_is_fetched_with_its_english_file(tmp_path, ca
     assert files_under(folder) == sorted(Path(n) for n in [*MODEL_FILES, TARGET_TOKENIZER])
     assert load_translator(folder, "cpu").pipeline.state() == load_translator(tmp_path / "served", "cpu").pipeline.state()
     assert "fetched the model" in capsys.readouterr().err
+
+
+def test_out_vocab_is_read_under_its_older_key_too():
+    "The shipped config.json keeps the pipeline's output count under `outputs`, its name before issue 43."
+    about = json.loads((SHIPPED / "config.json").read_text())["pipeline"]
+    expected = about["out_vocab"] if "out_vocab" in about else about["outputs"]
+    translator = load_translator(SHIPPED, "cpu")
+    assert expected is not None and translator.pipeline.out_vocab == expected == translator.model.cfg.out_vocab

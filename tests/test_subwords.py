@@ -109,7 +109,7 @@ def test_both_pipelines_satisfy_the_pipeline_protocol(train):
     from transformer.data import Pipeline, WordPipeline
     from transformer.subwords import SubwordPipeline
     listed = set(Pipeline.__annotations__) | {n for n in vars(Pipeline) if not n.startswith("_")}
-    assert listed == {"langs", "shared", "outputs", "sizes", "source_ids", "target_ids", "source_pieces", "target_pieces",
+    assert listed == {"langs", "shared", "out_vocab", "sizes", "source_ids", "target_ids", "source_pieces", "target_pieces",
                       "sentence", "unseen", "state"}
     methods = {n for n in listed if inspect.isfunction(vars(Pipeline).get(n))}
     pairs = train[:500]
@@ -124,7 +124,7 @@ def test_both_pipelines_satisfy_the_pipeline_protocol(train):
                     == list(inspect.signature(getattr(Pipeline, n)).parameters)[1:]), (type(pipe), n)
         assert len(pipe.sizes) == 2 and isinstance(pipe.shared, bool) and pipe.langs == ("de", "en")
     def some(name):
-        return {"langs": ("de", "en"), "shared": False, "outputs": None, "sizes": (1, 1)}.get(
+        return {"langs": ("de", "en"), "shared": False, "out_vocab": None, "sizes": (1, 1)}.get(
             name, lambda self, *args: None)
     assert isinstance(type("Complete", (), {n: some(n) for n in listed})(), Pipeline)
     for missing in listed:
@@ -161,17 +161,19 @@ def test_a_pipeline_with_the_target_first_maps_what_it_cannot_write_to_unk(train
     from transformer.subwords import SubwordPipeline, pipeline_from_state, Subwords
     pairs = train[:2000]
     pipe = SubwordPipeline.learn(pairs, 1000, output_layer="target")
-    assert SubwordPipeline.learn(pairs, 1000).outputs is None and 4 < pipe.outputs < 1000
-    assert all(i < pipe.outputs for ids in pipe.target_ids([en for _, en in pairs]) for i in ids)
+    assert SubwordPipeline.learn(pairs, 1000).out_vocab is None and 4 < pipe.out_vocab < 1000
+    assert all(i < pipe.out_vocab for ids in pipe.target_ids([en for _, en in pairs]) for i in ids)
     odd = "Ein Mann sagt ß und 🐕."
     src, tgt = pipe.source_ids([odd])[0], pipe.target_ids([odd])[0]
-    outside = [i for i in src if i >= pipe.outputs]
+    outside = [i for i in src if i >= pipe.out_vocab]
     assert outside and len(tgt) == len(src)        # a German-only piece ...
-    assert tgt == [i if i < pipe.outputs else Subwords.unk_id for i in src]   # ... is <unk> as a target
+    assert tgt == [i if i < pipe.out_vocab else Subwords.unk_id for i in src]   # ... is <unk> as a target
     again = pipeline_from_state(json.loads(json.dumps(pipe.state())))
-    assert again.outputs == pipe.outputs and again.target_ids([odd]) == [tgt]
-    old = {k: v for k, v in pipe.state().items() if k != "outputs"}      # saved before `outputs`
-    assert pipeline_from_state(old).outputs is None
+    assert again.out_vocab == pipe.out_vocab and again.target_ids([odd]) == [tgt]
+    old = {k: v for k, v in pipe.state().items() if k != "out_vocab"}    # saved before `outputs`
+    assert pipeline_from_state(old).out_vocab is None
+    older_key = {**old, "outputs": pipe.out_vocab}                        # saved before issue 43's name
+    assert pipeline_from_state(older_key).out_vocab == pipe.out_vocab
     with pytest.raises(ValueError, match="output_layer must be all or target"):
         SubwordPipeline.learn(pairs, 1000, output_layer="english")
 
@@ -184,7 +186,7 @@ def test_a_pipeline_with_a_vocabulary_per_language_learns_each_on_its_side_only(
     pipe = SubwordPipeline.learn(pairs, 800, output_layer="target", shared=False)
     german = Subwords.learn([de for de, _ in pairs], 800)       # the references: one side each
     english = Subwords.learn([en for _, en in pairs], 800)
-    assert not pipe.shared and pipe.sizes == (800, 800) and pipe.outputs is None
+    assert not pipe.shared and pipe.sizes == (800, 800) and pipe.out_vocab is None
     assert pipe.subwords.merges == german.merges and pipe.target.merges == english.merges
     assert pipe.subwords.merges != pipe.target.merges
     de, en = "Ein Mann mit einem Schutzhelm 🐕.", "A man with a hard hat 🐕."
@@ -198,6 +200,6 @@ def test_a_pipeline_with_a_vocabulary_per_language_learns_each_on_its_side_only(
     assert again.source_ids([de]) == pipe.source_ids([de]) and again.target_ids([en]) == pipe.target_ids([en])
     assert "target" not in SubwordPipeline.learn(pairs, 800).state()     # shared: one table saved
     model = Transformer(TransformerConfig(*pipe.sizes, d_model=16, n_layers=1, h=2, d_ff=32,
-                                          share_embeddings=pipe.shared, out_vocab=pipe.outputs))
+                                          share_embeddings=pipe.shared, out_vocab=pipe.out_vocab))
     assert model.src_embed is not model.tgt_embed                     # two tables, output tied to English's
     assert model.generator.weight is model.tgt_embed.lut.weight

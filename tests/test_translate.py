@@ -80,7 +80,7 @@ def one_line_error(r):
 def run(tmp_path_factory, DATA):
     "A tiny model trained for 20 updates: its output folder."
     out = tmp_path_factory.mktemp("run") / "tiny"
-    r = command("train", "--config", "tiny", "--data", DATA, "--out", out, "--max-steps", 20, "--no-progress")
+    r = command("train", "--preset", "tiny", "--data", DATA, "--out", out, "--max-steps", 20, "--no-progress")
     assert r.returncode == 0, r.stderr
     assert (out / "checkpoint.pt").is_file() and (out / "metrics.jsonl").is_file()
     return out
@@ -90,7 +90,7 @@ def run(tmp_path_factory, DATA):
 def word_run(tmp_path_factory, DATA):
     "The same with chapter 9's word vocabularies (--vocab word)."
     out = tmp_path_factory.mktemp("run") / "tiny-word"
-    r = command("train", "--config", "tiny", "--vocab", "word", "--data", DATA, "--out", out, "--max-steps", 20,
+    r = command("train", "--preset", "tiny", "--vocab", "word", "--data", DATA, "--out", out, "--max-steps", 20,
                 "--no-progress")
     assert r.returncode == 0, r.stderr
     return out
@@ -115,10 +115,10 @@ def test_train_writes_checkpoint_with_vocabularies(run, word_run, DATA):
     assert state["model_config"]["src_vocab"] == state["model_config"]["tgt_vocab"] == size
     assert state["model_config"]["share_embeddings"] and state["model_config"]["tie_output"]
     # the output layer scores the pieces the English training text uses, and those come first
-    outputs = state["pipeline"]["outputs"]
-    assert state["model_config"]["out_vocab"] == outputs < size and state["options"]["output_layer"] == "target"
+    out_vocab = state["pipeline"]["out_vocab"]
+    assert state["model_config"]["out_vocab"] == out_vocab < size and state["options"]["output_layer"] == "target"
     english = [line for line in gzip.open(DATA / "train.en.gz", "rt").read().splitlines()]
-    assert max(i for ids in sub.ids(english) for i in ids) == outputs - 1
+    assert max(i for ids in sub.ids(english) for i in ids) == out_vocab - 1
     assert state["command"].startswith("transformer-train ")
     records = [json.loads(l) for l in (run / "metrics.jsonl").read_text().splitlines()]
     assert any("valid_loss" in r for r in records) and any("train_loss" in r for r in records)
@@ -127,24 +127,24 @@ def test_train_writes_checkpoint_with_vocabularies(run, word_run, DATA):
 @pytest.mark.e2e
 def test_train_refuses_to_overwrite_a_run(run, DATA):
     before = (run / "checkpoint.pt").read_bytes()
-    r = command("train", "--config", "tiny", "--data", DATA, "--out", run, "--max-steps", 5)
+    r = command("train", "--preset", "tiny", "--data", DATA, "--out", run, "--max-steps", 5)
     assert "--resume" in one_line_error(r)
     assert (run / "checkpoint.pt").read_bytes() == before
 
 
 def test_resume_needs_a_checkpoint(tmp_path, DATA):
-    r = command("train", "--config", "tiny", "--data", DATA, "--out", tmp_path / "none", "--resume")
+    r = command("train", "--preset", "tiny", "--data", DATA, "--out", tmp_path / "none", "--resume")
     assert "no checkpoint" in one_line_error(r)
 
 
 def test_train_with_a_folder_without_data(tmp_path):
     (tmp_path / "train.de.gz").write_bytes(gzip.compress(b"ein Hund\n"))
-    r = command("train", "--config", "tiny", "--data", tmp_path, "--out", tmp_path / "run")
+    r = command("train", "--preset", "tiny", "--data", tmp_path, "--out", tmp_path / "run")
     assert "has no 'en' file for 'train'" in one_line_error(r) and not (tmp_path / "run").exists()
 
 
 def test_unknown_config_is_a_usage_error(tmp_path):
-    r = command("train", "--config", "huge")
+    r = command("train", "--preset", "huge")
     assert r.returncode == 2 and "invalid choice" in r.stderr
 
 
@@ -153,7 +153,7 @@ def test_interrupted_training_resumes_from_its_checkpoint(tmp_path, DATA):
     "Kill the run (SIGKILL) after its first checkpoint; --resume finishes it."
     out = tmp_path / "run"
     code = "import sys; from transformer.cli import train_main; train_main()"
-    args = ["--config", "tiny", "--data", str(DATA), "--out", str(out), "--max-steps", "400", "--no-progress"]
+    args = ["--preset", "tiny", "--data", str(DATA), "--out", str(out), "--max-steps", "400", "--no-progress"]
     proc = subprocess.Popen([sys.executable, "-c", code, *args], cwd=ROOT, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, env={**os.environ, "OMP_NUM_THREADS": "1"})
     deadline = time.time() + 120
@@ -171,11 +171,11 @@ def test_interrupted_training_resumes_from_its_checkpoint(tmp_path, DATA):
 @pytest.mark.e2e
 def test_outputs_all_and_runs_older_than_the_option_score_every_entry(tmp_path, DATA):
     out = tmp_path / "run"
-    args = ["--config", "tiny", "--data", DATA, "--out", out, "--no-progress"]
+    args = ["--preset", "tiny", "--data", DATA, "--out", out, "--no-progress"]
     r = command("train", *args, "--output-layer", "all", "--max-steps", 2)
     assert r.returncode == 0, r.stderr
     state = torch.load(out / "checkpoint.pt", weights_only=True)
-    assert state["model_config"]["out_vocab"] is None and state["pipeline"]["outputs"] is None
+    assert state["model_config"]["out_vocab"] is None and state["pipeline"]["out_vocab"] is None
     # a checkpoint of the format before this one (its options under "extra", no version) is refused in one line
     old = {k: v for k, v in state.items() if k not in ("format", "options", "pipeline")}
     torch.save({**old, "extra": {"options": state["options"], "pipeline": state["pipeline"]}}, out / "checkpoint.pt")
@@ -189,7 +189,7 @@ def test_outputs_all_and_runs_older_than_the_option_score_every_entry(tmp_path, 
 @pytest.mark.e2e
 def test_layers_and_pre_norm_set_the_model_and_a_resumed_run_keeps_them(tmp_path, DATA):
     out = tmp_path / "run"
-    args = ["--config", "tiny", "--data", DATA, "--out", out, "--no-progress"]
+    args = ["--preset", "tiny", "--data", DATA, "--out", out, "--no-progress"]
     r = command("train", *args, "--n-layers", 2, "--pre-norm", "--max-steps", 2)
     assert r.returncode == 0, r.stderr
     def layers(part):
@@ -205,7 +205,7 @@ def test_layers_and_pre_norm_set_the_model_and_a_resumed_run_keeps_them(tmp_path
     assert (layers("encoder"), layers("decoder")) == (2, 2)
     assert len(final_norms()) == 2
     assert Translator.load(out / "checkpoint.pt", "cpu").info["shape"] == "d_model 64, N 2, h 2, d_ff 128, pre-norm"
-    r = command("train", "--config", "tiny", "--data", DATA, "--out", tmp_path / "bad", "--n-layers", 0)
+    r = command("train", "--preset", "tiny", "--data", DATA, "--out", tmp_path / "bad", "--n-layers", 0)
     assert "--n-layers must be at least 1" in one_line_error(r)
     assert not (tmp_path / "bad" / "checkpoint.pt").exists()
 
@@ -214,7 +214,7 @@ def test_layers_and_pre_norm_set_the_model_and_a_resumed_run_keeps_them(tmp_path
 def test_a_vocabulary_per_language_trains_translates_and_ships(tmp_path, DATA):
     "--vocab bpe-separate: two sub-word vocabularies, two embedding tables, the English one tied to the output."
     out, folder = tmp_path / "run", tmp_path / "model"
-    r = command("train", "--config", "tiny", "--vocab", "bpe-separate", "--data", DATA, "--out", out,
+    r = command("train", "--preset", "tiny", "--vocab", "bpe-separate", "--data", DATA, "--out", out,
                 "--max-steps", 2, "--no-progress")
     assert r.returncode == 0, r.stderr
     state = torch.load(out / "checkpoint.pt", weights_only=True)
@@ -238,7 +238,7 @@ def test_a_vocabulary_per_language_trains_translates_and_ships(tmp_path, DATA):
     with torch.no_grad():
         for p in rounded.model.parameters(): p.copy_(p.half().float())
     assert by_folder.stdout.splitlines() == rounded.translate(lines, beam_size=1)
-    assert "choose from" in command("train", "--config", "tiny", "--vocab", "bpe2").stderr     # argparse
+    assert "choose from" in command("train", "--preset", "tiny", "--vocab", "bpe2").stderr     # argparse
 
 @pytest.mark.e2e
 def test_translate_arguments_and_stdin(run):
@@ -329,7 +329,7 @@ def test_a_corpus_of_ones_own_in_any_direction_trains_translates_and_exports(tmp
         for lang in ("en", "fr"):
             with gzip.open(DATA / f"{split}.{lang}.gz", "rt", encoding="utf-8") as f:
                 (corpus / f"{name}.{lang}").write_text(f.read(), encoding="utf-8")
-    r = command("train", "--config", "tiny", "--data", corpus, "--src", "en", "--tgt", "fr", "--train-split",
+    r = command("train", "--preset", "tiny", "--data", corpus, "--src", "en", "--tgt", "fr", "--train-split",
                 "learn", "--val-split", "check", "--out", out, "--max-steps", 3, "--no-progress")
     assert r.returncode == 0, r.stderr
     state = torch.load(out / "checkpoint.pt", weights_only=True)
@@ -359,10 +359,10 @@ def test_a_bad_corpus_stops_the_train_command_before_it_writes(tmp_path, DATA):
     corpus.mkdir()
     (corpus / "train.xx").write_text("a\nb\n"), (corpus / "train.yy").write_text("a\n")
     (corpus / "val.xx").write_text("a\n"), (corpus / "val.yy").write_text("a\n")
-    err = one_line_error(command("train", "--config", "tiny", "--data", corpus, "--src", "xx", "--tgt", "yy",
+    err = one_line_error(command("train", "--preset", "tiny", "--data", corpus, "--src", "xx", "--tgt", "yy",
                                  "--out", out, "--no-progress"))
     assert "train: 2 lines in train.xx but 1 in train.yy" in err and not out.exists()
-    assert "both 'en'" in one_line_error(command("train", "--config", "tiny", "--data", DATA, "--src", "en",
+    assert "both 'en'" in one_line_error(command("train", "--preset", "tiny", "--data", DATA, "--src", "en",
                                                  "--tgt", "en", "--out", out))
     assert not out.exists()
 
@@ -510,7 +510,7 @@ def test_train_under_torchrun_two_cpu_processes(tmp_path, DATA):
     script = Path(sys.executable).parent / "transformer-train"           # the console script pip installed
     r = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nproc_per_node=2",
                         f"--master_port={_free_port()}", "--no-python", str(script),
-                        "--config", "tiny", "--data", str(DATA), "--out", str(out), "--max-steps", "6",
+                        "--preset", "tiny", "--data", str(DATA), "--out", str(out), "--max-steps", "6",
                         "--device", "cpu", "--no-progress"],
                        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300,
                        env={**os.environ, "OMP_NUM_THREADS": "1"})
@@ -564,21 +564,21 @@ def test_checkpoints_name_their_schedule(run):
 @pytest.mark.e2e
 def test_precision_option_reaches_the_run(tmp_path, DATA):
     out = tmp_path / "run"
-    r = command("train", "--config", "tiny", "--data", DATA, "--out", out, "--max-steps", 2, "--precision", "bf16",
+    r = command("train", "--preset", "tiny", "--data", DATA, "--out", out, "--max-steps", 2, "--precision", "bf16",
                 "--no-progress")
     assert r.returncode == 0, r.stderr
     assert "precision: bf16 (asked for)" in r.stderr
     info = Translator.load(out / "checkpoint.pt", "cpu").info
     assert (info["precision"], info["precision_reason"]) == ("bf16", "asked for")
     assert "precision" in json.loads((out / "metrics.jsonl").read_text().splitlines()[0])
-    assert command("train", "--config", "tiny", "--precision", "fp16").returncode == 2     # argparse's usage error
+    assert command("train", "--preset", "tiny", "--precision", "fp16").returncode == 2     # argparse's usage error
 
 
 @pytest.mark.e2e
 def test_a_timed_cpu_run_plans_its_length_and_says_so(tmp_path, DATA):
     "The cpu preset with a short budget: it measures, prints and records a plan, and ends on it or on the clock."
     out = tmp_path / "run"
-    r = command("train", "--config", "cpu", "--data", DATA, "--out", out, "--max-minutes", 0.25, "--warmup", 10,
+    r = command("train", "--preset", "cpu", "--data", DATA, "--out", out, "--max-minutes", 0.25, "--warmup", 10,
                 "--max-tokens", 400, "--precision", "fp32", "--lr-factor", 0.7, "--no-progress")
     assert r.returncode == 0, r.stderr
     plan = next(json.loads(l)["plan"] for l in (out / "metrics.jsonl").read_text().splitlines() if '"plan"' in l)
@@ -588,10 +588,10 @@ def test_a_timed_cpu_run_plans_its_length_and_says_so(tmp_path, DATA):
     assert info["schedule"] == f"linear to 0 at {plan['steps']}, warmup 10, factor 0.7"
     assert info["train_minutes"] <= 0.35
     assert torch.backends.cpu.get_cpu_capability() in info["hardware"] and "threads" in info["hardware"]
-    r = command("train", "--config", "cpu", "--data", DATA, "--out", tmp_path / "typed", "--max-minutes", 0.25,
+    r = command("train", "--preset", "cpu", "--data", DATA, "--out", tmp_path / "typed", "--max-minutes", 0.25,
                 "--decay-steps", 500)
     assert "plans its own decay_steps" in one_line_error(r)
-    r = command("train", "--config", "tiny", "--data", DATA, "--out", tmp_path / "neg", "--lr-factor", 0)
+    r = command("train", "--preset", "tiny", "--data", DATA, "--out", tmp_path / "neg", "--lr-factor", 0)
     assert "lr_factor must be positive" in one_line_error(r)
 
 
@@ -602,7 +602,7 @@ def test_a_timed_cpu_run_plans_its_length_and_says_so(tmp_path, DATA):
 @pytest.mark.e2e
 def test_command_line_overrides_reach_the_run(tmp_path, DATA):
     out = tmp_path / "run"
-    r = command("train", "--config", "tiny", "--data", DATA, "--out", out, "--max-steps", 3, "--max-tokens", 700,
+    r = command("train", "--preset", "tiny", "--data", DATA, "--out", out, "--max-steps", 3, "--max-tokens", 700,
                 "--decay-steps", 150, "--no-progress")
     assert r.returncode == 0, r.stderr
     tc = torch.load(out / "checkpoint.pt", weights_only=True)["train_config"]
@@ -610,7 +610,7 @@ def test_command_line_overrides_reach_the_run(tmp_path, DATA):
     info = Translator.load(out / "checkpoint.pt", "cpu").info
     assert info["max_tokens"] == 700 and info["schedule"].startswith("linear to 0 at 150")
     # a decay that ends inside the warmup (tiny: 100 updates) is refused, and no run is left behind
-    r = command("train", "--config", "tiny", "--data", DATA, "--out", tmp_path / "bad", "--decay-steps", 50)
+    r = command("train", "--preset", "tiny", "--data", DATA, "--out", tmp_path / "bad", "--decay-steps", 50)
     assert "decay_steps" in one_line_error(r)
     assert not (tmp_path / "bad" / "checkpoint.pt").exists()
 

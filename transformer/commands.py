@@ -121,7 +121,7 @@ def run_model(pipeline, name, options):
              "n_layers": options["n_layers"], "pre_norm": options["pre_norm"]}
     return Transformer(TransformerConfig(*pipeline.sizes, **shape,
                                          share_embeddings=pipeline.shared,
-                                         out_vocab=pipeline.outputs))
+                                         out_vocab=pipeline.out_vocab))
 
 # %% ../chapters/10_commands.ipynb #pre00006
 def resumable(cfg, resume):

@@ -241,7 +241,7 @@ class Pipeline(Protocol):
     <-> ids for one model. `WordPipeline` below and `SubwordPipeline` (9.1) have it."""
     langs: tuple[str, str] # (source language, target language), e.g. ("de", "en")
     shared: bool           # one table for both languages: the model ties all three
-    outputs: int | None    # the model scores only target ids below this; None: all
+    out_vocab: int | None  # the model scores only target ids below this; None: all
 
     @property
     def sizes(self) -> tuple[int, int]:
@@ -264,7 +264,7 @@ class Pipeline(Protocol):
 # %% ../chapters/09_multi30k.ipynb #9b9f4a0b
 class WordPipeline:
     "Sentences <-> ids with a word vocabulary per language (spaCy's tokens)."
-    kind, shared, outputs = "word", False, None   # outputs: chapter 9.1
+    kind, shared, out_vocab = "word", False, None   # out_vocab: chapter 9.1
 
     def __init__(self, src_words, tgt_words, src_chars, langs=LANGS):
         self.src_words, self.tgt_words, self.langs = src_words, tgt_words, tuple(langs)

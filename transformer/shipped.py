@@ -92,7 +92,7 @@ def export_model(translator, folder, card, dtype=torch.float16):
     if target: (folder / target).write_text(tokenizer_json(pipeline.target, False))
     config = {**asdict(translator.model.cfg), "pipeline": {   # the course's own entry
         "kind": pipeline.kind, "langs": list(pipeline.langs),
-        "outputs": pipeline.outputs, "target_tokenizer": target}}
+        "out_vocab": pipeline.out_vocab, "target_tokenizer": target}}
     (folder / "config.json").write_text(json.dumps(config, indent=1))
     card = {**card, "langs": list(pipeline.langs),
             "sha256": sha256(folder / "model.safetensors"),
@@ -138,9 +138,9 @@ def _read_pipeline(folder, about, sizes):
                                   f"file ({_first_line(e)})") from None
     if about.get("kind") != "bpe":
         raise CheckpointError(f"{folder / 'config.json'}: no sub-word pipeline entry")
-    target = about.get("target_tokenizer")
-    langs = about.get("langs", ("de", "en"))    # before languages: German to English
-    pipeline = SubwordPipeline(subwords(SOURCE_TOKENIZER), about.get("outputs"),
+    target, langs = about.get("target_tokenizer"), about.get("langs", ("de", "en"))
+    out_vocab = about.get("out_vocab", about.get("outputs"))   # the key before issue 43
+    pipeline = SubwordPipeline(subwords(SOURCE_TOKENIZER), out_vocab,
                                target and subwords(target), langs)
     if tuple(pipeline.sizes) != tuple(sizes):
         raise CheckpointError(f"{folder / 'tokenizer.json'}: vocabularies of "

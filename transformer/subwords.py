@@ -158,12 +158,12 @@ def targets_first(subwords, sentences):
 # %% ../chapters/09_subwords.ipynb #768459e6
 class SubwordPipeline:
     """Sentences <-> ids with byte-level BPE (`Subwords`): one vocabulary for both
-    sides, or with `target` one per language; `outputs`: the ids below it are all the
+    sides, or with `target` one per language; `out_vocab`: the ids below it are all the
     target side needs (`targets_first`)."""
     kind = "bpe"
 
-    def __init__(self, subwords, outputs=None, target=None, langs=LANGS):
-        self.subwords, self.outputs = subwords, outputs      # the source's, or both's
+    def __init__(self, subwords, out_vocab=None, target=None, langs=LANGS):
+        self.subwords, self.out_vocab = subwords, out_vocab   # the source's, or both's
         self.langs = tuple(langs)                            # (source, target)
         self.target = subwords if target is None else target
         self.shared = target is None       # one table: the model ties all three (ch. 6)
@@ -191,10 +191,10 @@ class SubwordPipeline:
     def unseen(self, sentence): return []      # every byte has a piece
     def source_ids(self, sentences): return self.subwords.ids(sentences)
     def target_ids(self, sentences):
-        "Sentences -> ids; with `outputs`, an id the model cannot write becomes <unk>."
+        "Sentences -> ids; with `out_vocab`, an id the model cannot write is <unk>."
         ids = self.target.ids(sentences)
-        if self.outputs is None: return ids
-        return [[i if i < self.outputs else Subwords.unk_id for i in s] for s in ids]
+        if self.out_vocab is None: return ids
+        return [[i if i < self.out_vocab else Subwords.unk_id for i in s] for s in ids]
     @staticmethod
     def _pieces(subwords, ids):
         "Ids -> readable pieces (up to <eos>, without <pad> and <bos>)."
@@ -204,7 +204,7 @@ class SubwordPipeline:
     def sentence(self, ids): return self.target.text(ids)
     def state(self):
         return {"kind": self.kind, "langs": list(self.langs),
-                "subwords": self.subwords.to_str(), "outputs": self.outputs,
+                "subwords": self.subwords.to_str(), "out_vocab": self.out_vocab,
                 **({} if self.shared else {"target": self.target.to_str()})}
 
 # %% ../chapters/09_subwords.ipynb #c7009ab2
@@ -215,8 +215,9 @@ def pipeline_from_state(state):
     if state.get("kind") == "bpe":
         target = state.get("target")         # only with a vocabulary per language
         target = target and Subwords.from_str(target)
-        return SubwordPipeline(Subwords.from_str(state["subwords"]),
-                               state.get("outputs"), target, langs)
+        out_vocab = state.get("out_vocab", state.get("outputs"))  # the older key
+        return SubwordPipeline(Subwords.from_str(state["subwords"]), out_vocab, target,
+                               langs)
     vocab = state["vocab"]
     sides = ("source", "target") if "source" in vocab else LANGS  # or by language
     return WordPipeline(*(Vocab(vocab[side]) for side in sides), state["src_chars"],
