@@ -3,7 +3,9 @@ reference, not the graph wrappers), for lengths and batches the export never saw
 gives the course's `greedy_search` outputs; the int8 copy is smaller and runs; `transformer-export --onnx` writes and
 checks the files, and without onnx installed it says how to get it, in one line."""
 import json
+import shutil
 import subprocess
+from pathlib import Path
 import sys
 
 import numpy as np
@@ -20,7 +22,7 @@ from transformer.model import Transformer, TransformerConfig  # noqa: E402
 from transformer import onnx_export  # noqa: E402
 from transformer.checkpoint import CheckpointError  # noqa: E402
 from transformer.onnx_export import (OnnxTranslator, compare_with_pytorch, export_checked, export_onnx,  # noqa: E402
-                                     read_onnx_spec)
+                                     page_files, read_onnx_spec)
 from transformer.shipped import export_model  # noqa: E402
 from transformer.subwords import SubwordPipeline  # noqa: E402
 from transformer.training import BOS, EOS, PAD, UNK  # noqa: E402
@@ -157,6 +159,7 @@ def test_the_onnx_translator_has_the_translators_interface_and_searches_greedily
     assert str(error.value) == "beam size 4: the ONNX translator searches greedily only (beam size 1)"
 
 
+@pytest.mark.e2e          # exports graphs of its own (seconds each): not in make quicktest
 def test_unk_is_banned_unless_allowed(folders, tmp_path):
     "<unk> made the likeliest output: banned, it never comes; allowed, it comes, as in greedy_search without the ban."
     model = random_model(share_embeddings=False)
@@ -182,15 +185,25 @@ def test_onnx_json_of_another_format_is_refused(folders, tmp_path):
             read(tmp_path)
 
 
+@pytest.mark.e2e          # exports graphs of its own (seconds each): not in make quicktest
 def test_export_checked_keeps_the_check_and_refuses_graphs_that_differ(folders, tmp_path, monkeypatch, capsys):
     "The acceptance rule of transformer-export --onnx: float32 the same as PyTorch on every sentence, or no export."
     translator, model_dir, _ = folders
     monkeypatch.setattr(onnx_export, "load_split", lambda *a, **k: list(zip(GERMAN, ENGLISH)))
     spec = export_checked(translator, model_dir, tmp_path / "good")
     assert read_onnx_spec(tmp_path / "good") == spec and (tmp_path / "good" / "tokenizer.json").is_file()
+    served = page_files(spec)                                          # what the book's page loads
+    assert sorted(served) == ["decoder.int8.onnx", "encoder.int8.onnx", "onnx.json", "tokenizer.json"]
+    assert all((tmp_path / "good" / name).is_file() for name in served)
     assert spec["checked"]["float32"]["same"] == len(GERMAN) and set(spec["checked"]) == {"sentences", "float32", "int8"}
     assert f"ONNX float32: the same greedy translation as PyTorch for {len(GERMAN)} of {len(GERMAN)}" in (
         capsys.readouterr().out)
+    def export_again(model, folder, **kw):        # "good"'s graphs, not exported again (seconds)
+        shutil.copytree(tmp_path / "good", folder, dirs_exist_ok=True)
+        spec = {k: v for k, v in read_onnx_spec(folder).items() if k != "checked"}
+        (Path(folder) / "onnx.json").write_text(json.dumps(spec))  # as export_onnx leaves it
+        return spec
+    monkeypatch.setattr(onnx_export, "export_onnx", export_again)
     for bad in ({"same": len(GERMAN) - 1, "largest_logit_difference": 0.0},
                 {"same": len(GERMAN), "largest_logit_difference": 1e-3}):
         monkeypatch.setattr(onnx_export, "compare_with_pytorch",

@@ -113,14 +113,13 @@ def _build_finished(app, exception):
         if app._tf_export is not None:
             app._tf_export.kill()
         return
-    from transformer.onnx_export import ONNX_SPEC
-    from transformer.shipped import SOURCE_TOKENIZER
+    from transformer.onnx_export import page_files
     build = Path(app.outdir).parent                          # _build/
     spec = finish_export(app._tf_export, build / "translator", app._tf_key)
     site = Path(app.outdir) / "_static" / SITE_DIR
     shutil.rmtree(site, ignore_errors=True)
     site.mkdir(parents=True)
-    for name in [*spec["files"]["int8"].values(), ONNX_SPEC, SOURCE_TOKENIZER]:
+    for name in page_files(spec):
         shutil.copyfile(build / "translator" / name, site / name)
     for path in runtime_files():
         shutil.copyfile(path, site / path.name)

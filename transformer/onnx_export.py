@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['GRAPHS', 'ONNX_SPEC', 'ONNX_FORMAT', 'EncoderGraph', 'DecoderStepGraph', 'export_onnx', 'read_onnx_spec',
-           'OnnxTranslator', 'compare_with_pytorch', 'export_checked']
+           'page_files', 'OnnxTranslator', 'compare_with_pytorch', 'export_checked']
 
 # %% ../chapters/10_onnx.ipynb #ox000003
 import contextlib, io, json, logging, shutil, warnings
@@ -123,6 +123,10 @@ def read_onnx_spec(folder):
         raise CheckpointError(f"{path}: format {spec.get('format')}, this version "
                               f"reads {ONNX_FORMAT} (export it again)")
     return spec
+
+def page_files(spec):
+    "What the book's page loads of an ONNX folder: int8 graphs, onnx.json, tokenizer."
+    return [*spec["files"]["int8"].values(), ONNX_SPEC, SOURCE_TOKENIZER]
 
 # %% ../chapters/10_onnx.ipynb #ox000011
 def _int8_copy(path):
