@@ -54,7 +54,7 @@ class Checkpoint:
     "What a checkpoint file holds: its fields are the file's keys, beside `format`."
     model: dict                      # the weights, model.state_dict()
     model_config: dict               # the model's configuration (chapter 6) as a dict
-    train_config: dict | None = None   # the run's TrainConfig (chapter 12) as a dict
+    train_config: dict | None = None   # the run's TrainConfig (10.1) as a dict
     step: int = 0                    # updates done
     elapsed_s: float = 0.0           # seconds trained, all sessions together
     precision: dict | None = None    # {"precision": "fp32" or "bf16", "reason": why}
