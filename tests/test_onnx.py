@@ -57,6 +57,7 @@ def exported(request, tmp_path_factory):
     return model, folder, export_onnx(model, folder)
 
 
+@pytest.mark.e2e          # its fixture exports two models' graphs (seconds each): not in make quicktest
 def test_graphs_compute_the_models_forward_pass_at_unseen_shapes(exported):
     "Batches of 1 and 3, lengths 1 to 17, the second source padded: memory, logits of the last position, and each "
     "cross-attention row a distribution over the real source positions only."
@@ -89,6 +90,7 @@ def test_graphs_compute_the_models_forward_pass_at_unseen_shapes(exported):
         assert (attention[~real.numpy()[:, None, :].repeat(model.cfg.h, 1)] == 0).all()
 
 
+@pytest.mark.e2e          # its fixture exports two models' graphs (seconds each): not in make quicktest
 def test_int8_copies_are_smaller_and_close(exported):
     "(A toy model: the graph itself weighs about as much as its weights; the shipped one shrinks 3.6 times, 10.3.)"
     model, folder, spec = exported
