@@ -13,7 +13,8 @@ import torch.distributed as dist
 from torch.optim.optimizer import register_optimizer_step_pre_hook
 
 from transformer.model import Transformer, TransformerConfig
-from transformer.loop import TrainConfig, train
+from transformer.commands import TrainConfig
+from transformer.loop import train
 from transformer.training import reverse_task
 
 PAD, BOS, EOS = 0, 2, 3

@@ -12,7 +12,7 @@ from transformer.cli import plan_message, run_record
 from transformer.commands import (PRESETS, RUN_OPTIONS, evaluate_parser, export_parser, preset, resumable,
                                   run_model, run_options, train_parser, translate_parser)
 from transformer.data import DataError
-from transformer.loop import TrainConfig
+from transformer.commands import TrainConfig
 
 
 def test_presets_are_consistent():

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from transformer.loop import TrainConfig
+from transformer.commands import TrainConfig
 from transformer.model import Transformer, TransformerConfig
 from transformer.training import TokenBatchSampler, reverse_task
 

@@ -15,7 +15,6 @@ from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 from tqdm import tqdm
 from .checkpoint import Checkpoint, CheckpointError, RunFolder
-from .commands import TrainConfig
 from .training import (learning_rate, make_batch, make_optimizer,
                                   validation_loss)
 from .fused_loss import FusedLabelSmoothingLoss

@@ -183,7 +183,8 @@ def train_and_score(make_model, seed=0, steps=None):
     package's decoder, without a cache). Both models of `compare` thus start from the same weights and see
     the same batches and the same dropout seed: a correct model follows the package's run closely."""
     from transformer.generation import greedy_search
-    from transformer.loop import TrainConfig, train
+    from transformer.commands import TrainConfig
+    from transformer.loop import train
     from transformer.training import TOY_TRAIN, make_batch
     cfg = config()
     model = make_model(cfg)
