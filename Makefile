@@ -9,6 +9,8 @@
 #   make quicktest the suite without its slow end-to-end group (pytest -m "not e2e": no
 #                  book build, no real training runs), for a quick check while editing
 #   make lab       open the chapters in JupyterLab
+#   make lint      ruff: lint the package, the course toolkit, the tools and the tests; check
+#                  the format of all but the generated package (settings in pyproject.toml)
 #   make nbtest    run every chapter with nbdev-test
 #   make grade EX=exercises/01_attention.ipynb     grade one exercise
 #   make grades    one table of all exercises graded so far (points and misses)
@@ -28,7 +30,7 @@ MATHJAX  ?= mathjax@3.2.2
 MJ_DIR   := .cache/mathjax
 MJ_STAMP := $(MJ_DIR)/installed-$(MATHJAX)
 # Chapter 10's in-page translator runs on onnxruntime-web (WebAssembly) and Hugging Face's
-# JavaScript tokenizers, both from npm; tools/book_translator.py copies them into the site.
+# JavaScript tokenizers, both from npm; tools/book/book_translator.py copies them into the site.
 ORT_WEB  ?= onnxruntime-web@1.30.0
 TOK_JS   ?= @huggingface/tokenizers@0.2.0
 JS_DIR   := .cache/translator-js
@@ -36,9 +38,8 @@ JS_STAMP := $(JS_DIR)/installed-$(ORT_WEB)-$(subst /,-,$(TOK_JS))
 # -W: any warning (a failing cell included) fails the build; -n: nitpicky references;
 # --keep-going: report every problem, not just the first.
 BOOK_FLAGS ?= -W -n --keep-going
-# The chapters are executed before the build, into the jupyter-cache the build reads
-# (tools/book_execute.py): as many at once as the environment's BOOK_JOBS says, by default one
-# per core (`BOOK_JOBS=1 make book`: one after another).
+# The chapters are executed before the build, into the jupyter-cache the build reads, one per
+# core (jupyter-cache's `local-parallel` executor; tools/book/build.py).
 # The tests run on every core (pytest-xdist), a test file per worker at a time (--dist loadfile):
 # the book's tests stay together, so the book is built once. PYTEST_ARGS="-n 0" runs them one by one.
 PYTEST_ARGS ?= -n auto --dist loadfile
@@ -56,7 +57,7 @@ else
 STAMP :=
 endif
 
-.PHONY: setup export book site mathjax translator-js test quicktest nbtest lab exercises grade grades clean distclean
+.PHONY: setup export book site mathjax translator-js test quicktest lint nbtest lab exercises grade grades clean distclean
 
 setup: $(STAMP)
 
@@ -80,15 +81,19 @@ book: export
 	@$(MAKE) --no-print-directory site
 
 # The book from the package as it is (no export): what the tests build and check.
-# tools/book_build.py runs the two steps, printing and logging them to _build/book.log:
-# tools/book_execute.py executes, side by side, the chapters whose outputs the jupyter-cache
-# (_build/.jupyter_cache, kept between builds) does not hold for their code cells and for what
-# they read (a failing chapter stops here, after all have run, each failure with its
-# traceback); `jupyter-book build` then reads the outputs from the cache (`execute_notebooks:
-# cache` in _config.yml), and Sphinx reads again only the pages that changed. Nothing changed
-# since the last build: nothing is executed, nothing read again. `make clean` starts afresh.
+# `python -m tools.book.build` (its docstring says more):
+# - when the course's code (transformer/, transformer_course/), models/, results/,
+#   pyproject.toml or the installed environment changed since the last build, by content, it
+#   clears the jupyter-cache (_build/.jupyter_cache, kept between builds): every chapter runs;
+# - jupyter-cache executes, side by side, the chapters whose outputs the cache does not hold
+#   for their code cells (a failing chapter stops here, after all have run, with its traceback);
+# - `jupyter-book build` reads the outputs from the cache (`execute_notebooks: cache` in
+#   _config.yml), and Sphinx reads again only the pages that changed.
+# Nothing changed since the last build: nothing is executed, nothing read again; it prints
+# "book: built; executed 0 of the N chapters (all taken from the cache); Sphinx: 0 added,
+# 0 changed, 0 removed". `make clean` starts afresh.
 site: $(STAMP) $(MJ_STAMP) $(JS_STAMP)
-	$(BIN)/python tools/book_build.py $(BOOK_FLAGS)
+	$(BIN)/python -m tools.book.build $(BOOK_FLAGS)
 	@echo "The book: $(CURDIR)/_build/html/index.html"
 
 mathjax: $(MJ_STAMP)
@@ -129,6 +134,12 @@ test: $(STAMP)
 
 quicktest: $(STAMP)
 	OMP_NUM_THREADS=$(TEST_THREADS) $(BIN)/python -m pytest $(PYTEST_ARGS) -m "not e2e"
+
+LINT_PATHS := transformer transformer_course tools tests results
+
+lint: $(STAMP)
+	$(BIN)/ruff check $(LINT_PATHS)
+	$(BIN)/ruff format --check $(LINT_PATHS)
 
 nbtest: $(STAMP)
 	$(BIN)/nbdev-test chapters

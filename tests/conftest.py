@@ -4,6 +4,7 @@ A test whose prerequisite is missing (the Multi30k files, Chromium for the brows
 skipped with the reason, except in CI (the environment variable CI set, as .ci/run does:
 CI=true), where it fails: CI must run every test. `skip_or_fail` is that rule.
 """
+
 import os
 import time
 from pathlib import Path
@@ -14,8 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # The offline copy of Multi30k that machines without internet keep next to the repository.
 SHARED_COPY = ROOT.parent / "shared" / "data" / "multi30k"
 # The files the tests read: the splits the package loads by default.
-MULTI30K_FILES = tuple(f"{split}.{lang}.gz" for split in ("train", "val", "test_2016_flickr")
-                       for lang in ("de", "en"))
+MULTI30K_FILES = tuple(f"{split}.{lang}.gz" for split in ("train", "val", "test_2016_flickr") for lang in ("de", "en"))
 # tests/test_book.py writes here what its build did (chapters executed, pages read again);
 # the terminal summary repeats it.
 BOOK_DECISION = ROOT / "_build" / "book.tested.txt"
@@ -36,9 +36,21 @@ TRANSLATOR_TIMES = ROOT / "_build" / "translator.tested.txt"
 # Under `make test` (pytest-xdist, --dist loadfile) a worker takes the next file in this order as
 # soon as it is almost done with its own, so the long files start at once and short ones fill
 # the end. The other files follow in their usual order.
-LONGEST_FIRST = ["test_book.py", "test_translate.py", "test_grader.py", "test_loop.py", "test_capstone.py",
-                 "test_ddp.py", "test_install_cell.py", "test_onnx.py", "test_subwords.py", "test_figures.py",
-                 "test_generation.py", "test_bench_training.py", "test_data.py"]
+LONGEST_FIRST = [
+    "test_book.py",
+    "test_translate.py",
+    "test_grader.py",
+    "test_loop.py",
+    "test_capstone.py",
+    "test_ddp.py",
+    "test_install_cell.py",
+    "test_onnx.py",
+    "test_subwords.py",
+    "test_figures.py",
+    "test_generation.py",
+    "test_bench_training.py",
+    "test_data.py",
+]
 
 
 def pytest_configure(config):
@@ -64,8 +76,7 @@ def in_ci() -> bool:
 def skip_or_fail(reason: str):
     "A prerequisite of the test is missing: skip it with `reason`, or under CI fail it."
     if in_ci():
-        pytest.fail(f"{reason} (CI={os.environ.get('CI')}: a test that cannot run fails in CI)",
-                    pytrace=False)
+        pytest.fail(f"{reason} (CI={os.environ.get('CI')}: a test that cannot run fails in CI)", pytrace=False)
     pytest.skip(reason)
 
 
@@ -78,16 +89,17 @@ def shared_data() -> Path:
     repository (SHARED_COPY), else the package's download cache (where `make book` downloads it).
     Missing: the test is skipped, but fails under CI. The tests never download: they must not touch
     the network."""
-    from transformer.data import default_cache_dir
+    from transformer.data import default_cache_folder
 
     given = os.environ.get("MULTI30K_DIR")
-    places = [Path(given).expanduser()] if given else [SHARED_COPY, default_cache_dir()]
+    places = [Path(given).expanduser()] if given else [SHARED_COPY, default_cache_folder()]
     for folder in places:
         if _complete(folder):
             return folder
     where = " or ".join(str(p) for p in places)
-    skip_or_fail(f"Multi30k files ({', '.join(MULTI30K_FILES)}) not found in {where}: set "
-                 "MULTI30K_DIR to a folder holding them")
+    skip_or_fail(
+        f"Multi30k files ({', '.join(MULTI30K_FILES)}) not found in {where}: set MULTI30K_DIR to a folder holding them"
+    )
 
 
 # ------------------------------------------------------------------ the e2e mark
@@ -106,8 +118,10 @@ def require_e2e(what: str):
     "Fail the running test unless it carries the e2e mark: it does something slow (`what`)."
     item = _CURRENT[0]
     if item is not None and item.get_closest_marker("e2e") is None:
-        pytest.fail(f"{item.nodeid}: {what}, but the test lacks @pytest.mark.e2e "
-                    "(`make quicktest` skips the tests that train)", pytrace=False)
+        pytest.fail(
+            f"{item.nodeid}: {what}, but the test lacks @pytest.mark.e2e (`make quicktest` skips the tests that train)",
+            pytrace=False,
+        )
 
 
 @pytest.fixture(scope="module")
@@ -120,6 +134,7 @@ def data_dir():
 def train(data_dir):
     "Multi30k's training split, as (german, english) pairs."
     from transformer.data import load_split
+
     return load_split("train", data_dir)
 
 

@@ -5,6 +5,7 @@ process joins one gloo process group on the CPU, runs the same few tiny training
 final parameters as OUT_DIR/<run>_rank<r>.pt for the test to compare. test_ddp.py also imports `tiny_model`,
 `DATA` and `run_config` from here to train the single-process references.
 """
+
 import sys
 from pathlib import Path
 
@@ -12,9 +13,9 @@ import torch
 import torch.distributed as dist
 from torch.optim.optimizer import register_optimizer_step_pre_hook
 
-from transformer.model import Transformer, TransformerConfig
-from transformer.commands import TrainConfig
 from transformer.loop import train
+from transformer.model import Transformer, TransformerConfig
+from transformer.presets import TrainConfig
 from transformer.training import reverse_task
 
 PAD, BOS, EOS = 0, 2, 3
@@ -25,13 +26,24 @@ VALID = reverse_task(20, vocab_size=VOCAB, min_len=1, max_len=6, seed=1)
 
 def tiny_model(seed=0, dropout=0.1):
     torch.manual_seed(seed)
-    return Transformer(TransformerConfig(VOCAB, VOCAB, d_model=16, n_layers=1, h=2, d_ff=32, dropout=dropout,
-                                         max_len=32))
+    return Transformer(
+        TransformerConfig(VOCAB, VOCAB, d_model=16, n_layers=1, h=2, d_ff=32, dropout=dropout, max_len=32)
+    )
 
 
-def run_config(out_dir, **kw):
-    args = dict(max_tokens=48, max_epochs=50, warmup=5, eval_every=None, ckpt_every=None, log_every=1, precision="fp32",
-                out_dir=str(out_dir), progress=False, device="cpu")
+def run_config(out_folder, **kw):
+    args = dict(
+        max_tokens=48,
+        max_epochs=50,
+        warmup=5,
+        eval_every=None,
+        ckpt_every=None,
+        log_every=1,
+        precision="fp32",
+        out_folder=str(out_folder),
+        progress=False,
+        device="cpu",
+    )
     return TrainConfig(**{**args, **kw})
 
 
@@ -48,18 +60,26 @@ def record_gradients():
     "Start recording every optimizer's gradients just before each step; returns (list of steps, hook handle)."
     steps = []
     handle = register_optimizer_step_pre_hook(
-        lambda opt, args, kwargs: steps.append([p.grad.clone() for g in opt.param_groups for p in g["params"]]))
+        lambda opt, args, kwargs: steps.append([p.grad.clone() for g in opt.param_groups for p in g["params"]])
+    )
     return steps, handle
 
 
 def main(out):
     torch.set_num_threads(1)
-    dist.init_process_group("gloo")            # train() uses the existing group and leaves it open
+    dist.init_process_group("gloo")  # train() uses the existing group and leaves it open
     rank = dist.get_rank()
     for name, (dropout, kw, stop_at) in RUNS.items():
-        if stop_at is not None:                # interrupted after `stop_at` updates, then resumed in a fresh model
-            train(tiny_model(dropout=dropout), DATA, VALID, run_config(out / name, **{**kw, "max_steps": stop_at}),
-                  PAD, BOS, EOS)
+        if stop_at is not None:  # interrupted after `stop_at` updates, then resumed in a fresh model
+            train(
+                tiny_model(dropout=dropout),
+                DATA,
+                VALID,
+                run_config(out / name, **{**kw, "max_steps": stop_at}),
+                PAD,
+                BOS,
+                EOS,
+            )
         model = tiny_model(seed=0 if stop_at is None else 123, dropout=dropout)
         grads, handle = record_gradients()
         history = train(model, DATA, VALID, run_config(out / name, **kw), PAD, BOS, EOS, resume=stop_at is not None)

@@ -12,6 +12,7 @@ checked when one of its markdown cells has a `## Questions` heading; it must the
 
 Each failure names the chapter and the question.
 """
+
 import json
 import re
 from pathlib import Path
@@ -37,7 +38,7 @@ def has_questions(path):
     try:
         cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
     except (ValueError, KeyError):
-        return True                                   # a notebook that does not parse gets its tests, and fails them
+        return True  # a notebook that does not parse gets its tests, and fails them
     return any(c.get("cell_type") == "markdown" and QUESTIONS.search(source(c)) for c in cells)
 
 
@@ -46,6 +47,7 @@ CHAPTERS = sorted(p for p in (ROOT / "chapters").glob("*.ipynb") if has_question
 
 class Chapter(tuple):
     "(name, cells, index of the Questions cell, question numbers, answers), shown by its name alone."
+
     def __repr__(self):
         return self[0]
 
@@ -62,23 +64,24 @@ def parse(path):
     assert len(found) == 1, f"{name}: {len(found)} markdown cells with a '## Questions' heading, expected one"
     q = found[0]
     text = source(cells[q])
-    section = text[QUESTIONS.search(text).end():]
-    section = re.split(r"^#", section, maxsplit=1, flags=re.M)[0]          # up to the next heading, if any
+    section = text[QUESTIONS.search(text).end() :]
+    section = re.split(r"^#", section, maxsplit=1, flags=re.M)[0]  # up to the next heading, if any
     numbers = [int(n) for n in ITEM.findall(section)]
     assert numbers, f"{name}: the Questions cell has no numbered question"
-    assert numbers == list(range(1, len(numbers) + 1)), \
+    assert numbers == list(range(1, len(numbers) + 1)), (
         f"{name}: the questions are numbered {numbers}, expected 1 to {len(numbers)}"
+    )
     answers = {}
     for i, c in enumerate(cells):
         m = ADMONITION.match(source(c)) if c["cell_type"] == "markdown" else None
         if m is None:
             continue
         assert i > q, f"{name}: answer {m['k']} (cell {i}) comes before the Questions cell (cell {q})"
-        rest = source(c)[m.end():].strip()
+        rest = source(c)[m.end() :].strip()
         closing = re.search(rf"^{re.escape(m['fence'])}[ \t]*\Z", rest, re.M)
-        body = rest[:closing.start()] if closing else rest
+        body = rest[: closing.start()] if closing else rest
         options = re.findall(r"^:([\w-]+):[ \t]*(.*)$", body, re.M)
-        body = re.sub(r"\A(?:[ \t]*:[\w-]+:.*(?:\n|\Z))*", "", body)       # the options come first
+        body = re.sub(r"\A(?:[ \t]*:[\w-]+:.*(?:\n|\Z))*", "", body)  # the options come first
         answers[i] = (int(m["k"]), body.strip(), dict(options), closing is not None)
     return Chapter((name, cells, q, numbers, answers))
 
@@ -96,28 +99,32 @@ def test_every_question_has_one_dropdown_answer(chapter):
     name, cells, q, numbers, answers = chapter
     order = [k for k, *_ in answers.values()]
     for k in numbers:
-        assert k in order, (f"{name}: question {k} has no answer (a markdown cell '```{{admonition}} Answer {k}' "
-                            f"with ':class: dropdown', after the Questions cell)")
+        assert k in order, (
+            f"{name}: question {k} has no answer (a markdown cell '```{{admonition}} Answer {k}' "
+            f"with ':class: dropdown', after the Questions cell)"
+        )
         assert order.count(k) == 1, f"{name}: question {k} has {order.count(k)} answer cells"
     extra = [k for k in order if k not in numbers]
     assert not extra, f"{name}: answers {extra} but the chapter has only {len(numbers)} questions"
     assert order == numbers, f"{name}: the answers come in the order {order}, expected {numbers}"
-    for i, (k, body, options, closed) in answers.items():
+    for _i, (k, _body, options, closed) in answers.items():
         assert closed, f"{name}: answer {k}: the cell must be exactly one admonition, closed by its fence"
-        assert "dropdown" in options.get("class", "").split(), \
+        assert "dropdown" in options.get("class", "").split(), (
             f"{name}: answer {k} is not hidden: its admonition has no ':class: dropdown'"
+        )
 
 
 def test_answers_heading(chapter):
     name, cells, q, numbers, answers = chapter
     first = min(answers, default=len(cells))
-    assert any(c["cell_type"] == "markdown" and ANSWERS.search(source(c)) for c in cells[q + 1:first]), \
+    assert any(c["cell_type"] == "markdown" and ANSWERS.search(source(c)) for c in cells[q + 1 : first]), (
         f"{name}: no '## Answers' heading between the Questions cell and the first answer"
+    )
 
 
 def test_no_answer_is_empty(chapter):
     name, cells, q, numbers, answers = chapter
-    for k, body, options, closed in answers.values():
+    for k, body, _options, _closed in answers.values():
         assert body, f"{name}: answer {k} is empty"
 
 
@@ -130,7 +137,10 @@ def test_answer_code_is_hidden_and_follows_its_answer(chapter):
         k = int(m[1])
         assert k in numbers, f"{name}: a code cell is headed '# Answer {k}' but there is no question {k}"
         tags = set(c.get("metadata", {}).get("tags", []))
-        assert tags & HIDDEN, (f"{name}: the code cell of answer {k} is shown in the book: "
-                               f"tag it 'hide-cell' (its tags are {sorted(tags)})")
-        assert answers.get(i - 1, (None,))[0] == k, \
+        assert tags & HIDDEN, (
+            f"{name}: the code cell of answer {k} is shown in the book: "
+            f"tag it 'hide-cell' (its tags are {sorted(tags)})"
+        )
+        assert answers.get(i - 1, (None,))[0] == k, (
             f"{name}: the code cell of answer {k} does not directly follow the admonition of answer {k}"
+        )

@@ -1,5 +1,6 @@
 """Tests for transformer.attention against independent references: PyTorch's own
 F.scaled_dot_product_attention, brute-force loops in plain Python, and properties."""
+
 import math
 import warnings
 
@@ -7,6 +8,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 from torch.testing import assert_close
+
 from transformer.attention import attention_weights, causal_mask, padding_mask, scaled_dot_product_attention
 
 B, H, LEN, D_K, D_V = 2, 3, 5, 8, 6
@@ -14,11 +16,13 @@ B, H, LEN, D_K, D_V = 2, 3, 5, 8, 6
 
 def make_mask(kind):
     "Boolean masks (True = may attend) broadcastable to (B, H, LEN, LEN); none of them has an empty row."
-    right_padded = torch.tensor([[4, 7, 2, 9, 5], [3, 8, 6, 0, 0]])          # (B, LEN), 0 = padding
-    return {"none": None,
-            "padding": padding_mask(right_padded, 0),                    # (B, 1, 1, LEN)
-            "causal": causal_mask(LEN),                                   # (1, 1, LEN, LEN)
-            "padding_and_causal": padding_mask(right_padded, 0) & causal_mask(LEN)}[kind]
+    right_padded = torch.tensor([[4, 7, 2, 9, 5], [3, 8, 6, 0, 0]])  # (B, LEN), 0 = padding
+    return {
+        "none": None,
+        "padding": padding_mask(right_padded, 0),  # (B, 1, 1, LEN)
+        "causal": causal_mask(LEN),  # (1, 1, LEN, LEN)
+        "padding_and_causal": padding_mask(right_padded, 0) & causal_mask(LEN),
+    }[kind]
 
 
 def qkv(dtype=torch.float32, seed=0, len_q=LEN, len_k=LEN):
@@ -49,8 +53,10 @@ def brute_force_attention(q, k, v, mask=None):
             visible = [j for j in range(len_k) if m[(*idx, i, j)]]
             if not visible:
                 continue
-            scores = {j: sum(q[(*idx, i, c)].item() * k[(*idx, j, c)].item() for c in range(d_k)) / math.sqrt(d_k)
-                      for j in visible}
+            scores = {
+                j: sum(q[(*idx, i, c)].item() * k[(*idx, j, c)].item() for c in range(d_k)) / math.sqrt(d_k)
+                for j in visible
+            }
             top = max(scores.values())
             exps = {j: math.exp(s - top) for j, s in scores.items()}
             total = sum(exps.values())
@@ -81,8 +87,8 @@ def test_matches_torch_sdpa_cross_lengths():
 def test_matches_brute_force_loops_including_empty_rows():
     q, k, v = qkv(torch.float64, seed=1)
     mask = torch.rand(B, 1, LEN, LEN, generator=torch.Generator().manual_seed(2)) > 0.5
-    mask[0, 0, 1] = False                                    # an empty row
-    mask[1, 0, 4] = True                                     # a full row
+    mask[0, 0, 1] = False  # an empty row
+    mask[1, 0, 4] = True  # a full row
     for fast in (False, True):
         assert_close(scaled_dot_product_attention(q, k, v, mask, fast=fast), brute_force_attention(q, k, v, mask))
     assert_close(scaled_dot_product_attention(q, k, v), brute_force_attention(q, k, v))
@@ -91,7 +97,7 @@ def test_matches_brute_force_loops_including_empty_rows():
 def test_attention_weights_are_distributions_with_zeros_at_masked_keys():
     q, k, _ = qkv(torch.float64)
     mask = make_mask("padding_and_causal")
-    w = attention_weights(q, k, mask)                        # (B, H, LEN, LEN)
+    w = attention_weights(q, k, mask)  # (B, H, LEN, LEN)
     assert w.shape == (B, H, LEN, LEN)
     assert (w[~mask.expand_as(w)] == 0).all() and (w >= 0).all()
     assert_close(w.sum(-1), torch.ones(B, H, LEN, dtype=torch.float64))
@@ -109,7 +115,7 @@ def test_scale_is_one_over_sqrt_d_k():
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 @pytest.mark.parametrize("kind", ["none", "padding", "causal", "padding_and_causal", "empty_rows", "all_masked"])
 def test_fast_path_equals_explicit_path(kind, dtype):
-    if kind == "empty_rows":                                 # left padding and causal: rows 0 (and 1) see nothing
+    if kind == "empty_rows":  # left padding and causal: rows 0 (and 1) see nothing
         mask = padding_mask(torch.tensor([[0, 0, 7, 3, 9], [0, 4, 4, 2, 1]]), 0) & causal_mask(LEN)
     elif kind == "all_masked":
         mask = torch.zeros(B, 1, 1, LEN, dtype=torch.bool)
@@ -123,7 +129,7 @@ def test_fast_path_equals_explicit_path(kind, dtype):
         assert_close(a, b)
         assert a.isfinite().all() and b.isfinite().all()
     if mask is not None:
-        empty = ~mask.any(-1).expand(B, H, LEN)              # (B, H, LEN) queries with no visible key
+        empty = ~mask.any(-1).expand(B, H, LEN)  # (B, H, LEN) queries with no visible key
         assert (explicit[empty] == 0).all() and (fast[empty] == 0).all()
         if kind == "empty_rows":
             assert empty[:, :, 0].all() and not empty[:, :, 2:].any()
@@ -131,11 +137,11 @@ def test_fast_path_equals_explicit_path(kind, dtype):
 
 @pytest.mark.parametrize("fast", [False, True])
 def test_empty_rows_give_zero_weights_output_and_gradient_without_nan(fast):
-    mask = padding_mask(torch.tensor([[0, 0, 7, 3, 9]]), 0) & causal_mask(5)   # (1, 1, 5, 5), rows 0, 1 empty
+    mask = padding_mask(torch.tensor([[0, 0, 7, 3, 9]]), 0) & causal_mask(5)  # (1, 1, 5, 5), rows 0, 1 empty
     q, k, v = (torch.randn(1, 2, 5, 4, requires_grad=True) for _ in range(3))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        with torch.autograd.detect_anomaly():                # raises if any backward step produces NaN
+        with torch.autograd.detect_anomaly():  # raises if any backward step produces NaN
             out = scaled_dot_product_attention(q, k, v, mask, fast=fast)
             out.pow(2).sum().backward()
     assert (out[:, :, :2] == 0).all() and out[:, :, 2:].abs().sum() > 0
@@ -148,11 +154,13 @@ def test_empty_rows_give_zero_weights_output_and_gradient_without_nan(fast):
 @pytest.mark.parametrize("fast", [False, True])
 def test_masked_keys_have_no_influence(fast):
     q, k, v = qkv()
-    mask = make_mask("padding")                              # sentence 1: keys 3, 4 are padding
+    mask = make_mask("padding")  # sentence 1: keys 3, 4 are padding
     k2, v2 = k.clone(), v.clone()
     k2[1, :, 3:], v2[1, :, 3:] = 1e3, -1e3
-    assert_close(scaled_dot_product_attention(q, k2, v2, mask, fast=fast),
-                 scaled_dot_product_attention(q, k, v, mask, fast=fast))
+    assert_close(
+        scaled_dot_product_attention(q, k2, v2, mask, fast=fast),
+        scaled_dot_product_attention(q, k, v, mask, fast=fast),
+    )
 
 
 def test_gradcheck_float64():
@@ -164,16 +172,22 @@ def test_gradcheck_float64():
 @pytest.mark.parametrize("fast", [False, True])
 def test_dropout_is_random_and_unbiased(fast):
     g = torch.Generator().manual_seed(5)
-    q, k, v = torch.randn(1, 4, 3, generator=g), torch.randn(1, 6, 3, generator=g), torch.randn(1, 6, 2, generator=g)
+    q, k, v = (
+        torch.randn(1, 4, 3, generator=g),
+        torch.randn(1, 6, 3, generator=g),
+        torch.randn(1, 6, 2, generator=g),
+    )
     n = 20000
-    big = [t.expand(n, *t.shape[1:]) for t in (q, k, v)]     # n copies, each with its own dropout draw
+    big = [t.expand(n, *t.shape[1:]) for t in (q, k, v)]  # n copies, each with its own dropout draw
     torch.manual_seed(0)
-    dropped = scaled_dot_product_attention(*big, dropout_p=0.5, fast=fast)   # (n, 4, 2)
+    dropped = scaled_dot_product_attention(*big, dropout_p=0.5, fast=fast)  # (n, 4, 2)
     exact = scaled_dot_product_attention(q, k, v)
     assert not torch.allclose(dropped[0], dropped[1])
     assert_close(dropped.mean(0), exact[0], atol=0.03, rtol=0)
-    assert torch.equal(scaled_dot_product_attention(q, k, v, dropout_p=0.0, fast=fast),
-                       scaled_dot_product_attention(q, k, v, dropout_p=0.0, fast=fast))
+    assert torch.equal(
+        scaled_dot_product_attention(q, k, v, dropout_p=0.0, fast=fast),
+        scaled_dot_product_attention(q, k, v, dropout_p=0.0, fast=fast),
+    )
 
 
 @pytest.mark.parametrize("size", [1, 2, 3, 6])

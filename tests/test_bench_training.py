@@ -1,34 +1,55 @@
-"""tools/bench_training.py: it runs, times every variant, and rejects bad arguments.
+"""tools/bench/training.py (python -m tools.bench.training): it runs, times every variant, and rejects bad arguments.
 
 Its timings are measurements, not checked here (a shared machine makes them noisy); what is
 checked is that each row trains the way its name says: the model class, the loss, the places
 of dropout, the attention kernel and the precision; and that torch.nn.Transformer's model is
 the course's size (the same matrix-product work per update).
 """
+
 import json
-import sys
-from pathlib import Path
 
 import pytest
 import torch
 import torch.nn.functional as F
+from torch import nn
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-import bench_training  # noqa: E402
-from torch import nn  # noqa: E402
-from transformer.encoder import FeedForward  # noqa: E402
-from transformer.machine import CheapDropout  # noqa: E402
-from transformer.model import Transformer  # noqa: E402
-from transformer.fused_loss import FusedLabelSmoothingLoss  # noqa: E402
+from tools.bench import training as bench_training
+from transformer.encoder import FeedForward
+from transformer.fused_loss import FusedLabelSmoothingLoss
+from transformer.machine import CheapDropout
+from transformer.model import Transformer
 
-SMALL = ["--preset", "tiny", "--vocab", "50", "--tokens", "40", "--src-len", "5", "--tgt-len", "6",
-         "--steps", "1", "--warmup", "0", "--rounds", "1", "--threads", "1"]
+SMALL = [
+    "--preset",
+    "tiny",
+    "--vocab",
+    "50",
+    "--tokens",
+    "40",
+    "--src-len",
+    "5",
+    "--tgt-len",
+    "6",
+    "--steps",
+    "1",
+    "--warmup",
+    "0",
+    "--rounds",
+    "1",
+    "--threads",
+    "1",
+]
 
 
-@pytest.mark.parametrize("bf16,more,rows", [("--no-bf16", [], 8), ("--bf16", [], 11),
-                                           ("--no-bf16", ["--out-vocab", "20"], 9),
-                                           ("--bf16", ["--out-vocab", "20"], 13)])
+@pytest.mark.parametrize(
+    "bf16,more,rows",
+    [
+        ("--no-bf16", [], 8),
+        ("--bf16", [], 11),
+        ("--no-bf16", ["--out-vocab", "20"], 9),
+        ("--bf16", ["--out-vocab", "20"], 13),
+    ],
+)
 def test_every_variant_is_timed_and_written(tmp_path, capsys, bf16, more, rows):
     out = tmp_path / "bench.json"
     assert bench_training.main(SMALL + [bf16, *more, "--json", str(out)]) == 0
@@ -36,8 +57,10 @@ def test_every_variant_is_timed_and_written(tmp_path, capsys, bf16, more, rows):
     results = written["results"]
     assert len(results) == rows and len({r["variant"] for r in results}) == rows
     assert results[0]["variant"] == "fp32, torch.nn.Transformer" and results[0]["ratio"] == 1.0
-    assert all(r["tokens_per_s"] > 0 and r["gflop_per_update"] > 0 and 0 < r["share_of_peak"] and r["first_update_s"] > 0
-               for r in results)
+    assert all(
+        r["tokens_per_s"] > 0 and r["gflop_per_update"] > 0 and 0 < r["share_of_peak"] and r["first_update_s"] > 0
+        for r in results
+    )
     assert written["fp32_peak_gflop_s"] > 0 and written["cpu_capability"]
     assert (rows > 9) == any(r["variant"].startswith("bf16") for r in results)
     assert bool(more) == any("output layer over 20 ids" in r["variant"] for r in results)
@@ -48,11 +71,36 @@ def test_every_variant_is_timed_and_written(tmp_path, capsys, bf16, more, rows):
 def test_both_models_do_the_same_matrix_work(tmp_path):
     "Same sizes: the counted matrix-product FLOPs of an update agree within 2% (the course's fp32 row vs torch's)."
     out = tmp_path / "bench.json"
-    bench_training.main(["--preset", "cpu", "--vocab", "300", "--tokens", "60", "--src-len", "6", "--tgt-len", "6",
-                         "--steps", "1", "--warmup", "0", "--rounds", "1", "--threads", "1", "--no-bf16",
-                         "--json", str(out)])
+    bench_training.main(
+        [
+            "--preset",
+            "cpu",
+            "--vocab",
+            "300",
+            "--tokens",
+            "60",
+            "--src-len",
+            "6",
+            "--tgt-len",
+            "6",
+            "--steps",
+            "1",
+            "--warmup",
+            "0",
+            "--rounds",
+            "1",
+            "--threads",
+            "1",
+            "--no-bf16",
+            "--json",
+            str(out),
+        ]
+    )
     by_name = {r["variant"]: r["gflop_per_update"] for r in json.loads(out.read_text())["results"]}
-    torch_flops, course_flops = by_name["fp32, torch.nn.Transformer"], by_name["fp32, course (cpu preset, fused loss)"]
+    torch_flops, course_flops = (
+        by_name["fp32, torch.nn.Transformer"],
+        by_name["fp32, course (cpu preset, fused loss)"],
+    )
     assert course_flops == pytest.approx(torch_flops, rel=0.02)
 
 
@@ -65,7 +113,7 @@ def test_rows_train_the_way_their_names_say(monkeypatch):
 
     def spy_build(kind, change, fused, model_kw, vocab):
         model, loss = build(kind, change, fused, model_kw, vocab)
-        row = len(seen)                                  # models are built in the order of the rows
+        row = len(seen)  # models are built in the order of the rows
         if any(isinstance(m, CheapDropout) for m in model.modules()):
             cheap_rows.append(names[row])
         assert not any(isinstance(m, nn.Dropout) for m in model.modules()) or "cheap" not in names[row]
@@ -82,9 +130,17 @@ def test_rows_train_the_way_their_names_say(monkeypatch):
                 layer = model.stacks.encoder.layers[0]
                 ffn, attn = {layer.dropout.p}, {layer.self_attn.dropout}
             fused_loss = isinstance(loss, FusedLabelSmoothingLoss)
-            seen[row] = seen[row] or (type(model).__name__, logits.dtype, bool(sdpa_calls), ffn, attn, fused_loss)
+            seen[row] = seen[row] or (
+                type(model).__name__,
+                logits.dtype,
+                bool(sdpa_calls),
+                ffn,
+                attn,
+                fused_loss,
+            )
             widths[names[row]] = logits.size(-1)
             return logits
+
         model.forward = spied
         return model, loss
 
@@ -92,20 +148,38 @@ def test_rows_train_the_way_their_names_say(monkeypatch):
     monkeypatch.setattr(bench_training, "build", spy_build)
     bench_training.main(SMALL + ["--bf16", "--out-vocab", "20"])
     by_row = dict(zip(names, seen.values()))
-    assert by_row["fp32, torch.nn.Transformer"] == ("TorchTransformer", torch.float32, True, {0.1}, {0.1}, False)
+    assert by_row["fp32, torch.nn.Transformer"] == (
+        "TorchTransformer",
+        torch.float32,
+        True,
+        {0.1},
+        {0.1},
+        False,
+    )
     assert by_row["fp32, torch.nn.Transformer, dropout 0"][3:5] == ({0.0}, {0.0})
-    assert by_row["fp32, course (cpu preset, fused loss)"] == ("Transformer", torch.float32, False, {0.1}, {0.0}, True)
+    assert by_row["fp32, course (cpu preset, fused loss)"] == (
+        "Transformer",
+        torch.float32,
+        False,
+        {0.1},
+        {0.0},
+        True,
+    )
     assert by_row["fp32, course, readable loss"][5] is False
-    assert cheap_rows == ["fp32, course, cheap dropout masks (the loop on a CPU)",
-                          "fp32, course, cheap masks, output layer over 20 ids",
-                          "bf16, course, cheap dropout masks (the loop on a CPU)",
-                          "bf16, course, cheap masks, output layer over 20 ids"]
-    assert {w for name, w in widths.items() if "over 20 ids" in name} == {20}     # --vocab 50 elsewhere
+    assert cheap_rows == [
+        "fp32, course, cheap dropout masks (the loop on a CPU)",
+        "fp32, course, cheap masks, output layer over 20 ids",
+        "bf16, course, cheap dropout masks (the loop on a CPU)",
+        "bf16, course, cheap masks, output layer over 20 ids",
+    ]
+    assert {w for name, w in widths.items() if "over 20 ids" in name} == {20}  # --vocab 50 elsewhere
     assert {w for name, w in widths.items() if "over 20 ids" not in name} == {50}
     assert by_row["fp32, course, fused attention kernel"][2] is True
     assert by_row["fp32, course, dropout where nn.Transformer has it"][3:5] == ({0.1}, {0.1})
     assert by_row["fp32, course, dropout 0"][3] == {0.0}
-    assert by_row["bf16, torch.nn.Transformer"][1] == by_row["bf16, course (cpu preset, fused loss)"][1] == torch.bfloat16
+    assert (
+        by_row["bf16, torch.nn.Transformer"][1] == by_row["bf16, course (cpu preset, fused loss)"][1] == torch.bfloat16
+    )
 
 
 def test_cpu_preset_rows_take_the_presets_dropout(monkeypatch):
@@ -122,9 +196,18 @@ def test_cpu_preset_rows_take_the_presets_dropout(monkeypatch):
     assert {layer.norm_first for layer in layers} == {preset.get("pre_norm", False)}
 
 
-@pytest.mark.parametrize("args", [["--steps", "0"], ["--tokens", "3"], ["--preset", "huge"], ["--warmup", "-1"],
-                                  ["--bf16", "--no-bf16"], ["--out-vocab", "4"],
-                                  ["--vocab", "50", "--out-vocab", "51"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--steps", "0"],
+        ["--tokens", "3"],
+        ["--preset", "huge"],
+        ["--warmup", "-1"],
+        ["--bf16", "--no-bf16"],
+        ["--out-vocab", "4"],
+        ["--vocab", "50", "--out-vocab", "51"],
+    ],
+)
 def test_bad_arguments_exit_with_a_usage_error(args, capsys):
     with pytest.raises(SystemExit) as e:
         bench_training.main(args)

@@ -5,6 +5,7 @@ solutions/capstone.ipynb (it trains the learner's model, and the package's unles
 the wiring, a piece that is not answered, the cache of the package's run, and a planted bug found by swapping
 pieces (the slow one: it trains two or three small models).
 """
+
 import json
 import multiprocessing
 import shutil
@@ -16,7 +17,7 @@ import pytest
 import torch
 
 from transformer.encoder import LayerOptions
-from transformer_course.grader import capstone, notebook
+from transformer_course.grader import capstone, notebook, run_cache
 from transformer_course.grader.grade import grade
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -25,8 +26,13 @@ TIMEOUT = 20.0
 
 def question_cells(nb):
     "{question number: code cell} of a notebook."
-    return {int(m.group(1)): cell for cell in nb.cells if cell.cell_type == "code"
-            for m in [notebook.QUESTION_RE.match(notebook.first_line(cell.source))] if m}
+    return {
+        int(m.group(1)): cell
+        for cell in nb.cells
+        if cell.cell_type == "code"
+        for m in [notebook.QUESTION_RE.match(notebook.first_line(cell.source))]
+        if m
+    }
 
 
 def course(tmp_path, source="solutions"):
@@ -50,18 +56,28 @@ def plant(folder, nn, number, body):
 
 def test_the_pieces_call_each_other(tmp_path):
     folder = course(tmp_path)
-    plant(folder, "01", 3, "def scaled_dot_product_attention(query, key, value, mask=None):\n"
-                           "    raise LookupError('the learner attention ran')\n")
-    plant(folder, "03", 1, "def sinusoidal_encoding(max_len, d_model):\n    return torch.full((max_len, d_model), 7.0)\n")
+    plant(
+        folder,
+        "01",
+        3,
+        "def scaled_dot_product_attention(query, key, value, mask=None):\n"
+        "    raise LookupError('the learner attention ran')\n",
+    )
+    plant(
+        folder,
+        "03",
+        1,
+        "def sinusoidal_encoding(max_len, d_model):\n    return torch.full((max_len, d_model), 7.0)\n",
+    )
     pieces = capstone.load_pieces(folder)
     x = torch.randn(2, 3, 16)
-    with pytest.raises(LookupError, match="learner attention"):     # exercise 2's class calls exercise 1's function
+    with pytest.raises(LookupError, match="learner attention"):  # exercise 2's class calls exercise 1's function
         pieces["MultiHeadAttention"](16, 4)(x, x, x)
-    pe = pieces["PositionalEncoding"](16, 0.0, 10)                    # exercise 3's class uses exercise 3's table
+    pe = pieces["PositionalEncoding"](16, 0.0, 10)  # exercise 3's class uses exercise 3's table
     assert torch.equal(pe(torch.zeros(1, 4, 16)), torch.full((1, 4, 16), 7.0))
     opts = LayerOptions(16, 4, 32, 0.1)
     enc, dec = pieces["EncoderLayer"](opts), pieces["DecoderLayer"](opts)
-    for layer in (enc, dec):                                          # layers are built from the learner's parts
+    for layer in (enc, dec):  # layers are built from the learner's parts
         assert type(layer.self_attn) is pieces["MultiHeadAttention"]
         assert type(layer.ffn) is pieces["FeedForward"]
         assert all(type(s) is pieces["SublayerConnection"] for s in layer.sublayers)
@@ -74,12 +90,12 @@ def test_the_pieces_call_each_other(tmp_path):
 
 def test_a_piece_not_answered_is_named(tmp_path):
     folder = course(tmp_path)
-    shutil.copy(ROOT / "exercises" / "02_multi_head.ipynb", folder)   # the learner has not done exercise 2
+    shutil.copy(ROOT / "exercises" / "02_multi_head.ipynb", folder)  # the learner has not done exercise 2
     result = grade(folder / "capstone.ipynb", timeout=TIMEOUT, only=[2])
     [q] = result["questions"]
     assert not q["passed"] and q["reason"] == "one of your pieces is not ready", q
     assert "exercise 2, question 3 (`MultiHeadAttention`) is not answered yet" in q["hint"], q["hint"]
-    (folder / "04_encoder.ipynb").unlink()                             # ... nor kept exercise 4
+    (folder / "04_encoder.ipynb").unlink()  # ... nor kept exercise 4
     with pytest.raises(capstone.NotAnswered, match="exercise 4, question 1 .* has no notebook"):
         capstone.load_pieces(folder, use_package={"MultiHeadAttention"})
 
@@ -88,12 +104,17 @@ def test_a_piece_not_answered_is_named(tmp_path):
 def test_a_planted_bug_is_named_as_the_culprit(tmp_path):
     "Attention that ignores its mask lets the decoder read the answer in training: the model cannot decode."
     folder = course(tmp_path)
-    plant(folder, "01", 3, "def scaled_dot_product_attention(query, key, value, mask=None):\n"
-                           "    scores = query @ key.transpose(-2, -1) / math.sqrt(query.size(-1))\n"
-                           "    return scores.softmax(dim=-1) @ value\n")
+    plant(
+        folder,
+        "01",
+        3,
+        "def scaled_dot_product_attention(query, key, value, mask=None):\n"
+        "    scores = query @ key.transpose(-2, -1) / math.sqrt(query.size(-1))\n"
+        "    return scores.softmax(dim=-1) @ value\n",
+    )
     result = grade(folder / "capstone.ipynb", timeout=TIMEOUT, only=[1, 2])
     q1, q2 = result["questions"]
-    assert q1["passed"], q1                          # the assembly is right: question 1 uses the package's pieces
+    assert q1["passed"], q1  # the assembly is right: question 1 uses the package's pieces
     assert not q2["passed"] and q2["reason"].startswith("your model reaches"), q2
     assert "look at exercise 1, question 3 (`scaled_dot_product_attention`)" in q2["hint"], q2["hint"]
 
@@ -111,19 +132,33 @@ def test_the_capstone_cell_reads_question_one_from_the_graded_notebook(tmp_path)
 def test_the_package_run_is_computed_once_for_what_decides_it(tmp_path, monkeypatch):
     "package_accuracy trains the package's model once per key; the package's code, the seed or the threads: again."
     import transformer
-    monkeypatch.setattr(capstone, "cache_dir", lambda: tmp_path / "cache")
+
+    monkeypatch.setattr(run_cache, "cache_dir", lambda: tmp_path / "cache")
     runs = []
-    monkeypatch.setattr(capstone, "train_and_score", lambda make, seed=0, steps=None: runs.append(seed) or 0.5 + seed / 10)
-    assert [capstone.package_accuracy(0), capstone.package_accuracy(0), capstone.package_accuracy(1)] == [0.5, 0.5, 0.6]
+    monkeypatch.setattr(
+        capstone, "train_and_score", lambda make, seed=0, steps=None: runs.append(seed) or 0.5 + seed / 10
+    )
+    assert [capstone.package_accuracy(0), capstone.package_accuracy(0), capstone.package_accuracy(1)] == [
+        0.5,
+        0.5,
+        0.6,
+    ]
     assert runs == [0, 1]
-    [stored] = [json.loads(p.read_text()) for p in (tmp_path / "cache").glob("*.json") if json.loads(p.read_text())["key"]["seed"] == 0]
+    [stored] = [
+        json.loads(p.read_text())
+        for p in (tmp_path / "cache").glob("*.json")
+        if json.loads(p.read_text())["key"]["seed"] == 0
+    ]
     assert stored["value"] == 0.5 and stored["key"] == capstone.reference_key(0)
     # the key follows the package's source, file by file (nbdev's index aside), and the threads
     package = tmp_path / "transformer"
     shutil.copytree(Path(transformer.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__"))
     monkeypatch.setattr(transformer, "__file__", str(package / "__init__.py"))
     key = capstone.reference_key(0)
-    assert set(key["package"]) >= {"model.py", "loop.py", "training.py", "generation.py"} and "_modidx.py" not in key["package"]
+    assert (
+        set(key["package"]) >= {"model.py", "loop.py", "training.py", "generation.py"}
+        and "_modidx.py" not in key["package"]
+    )
     (package / "_modidx.py").write_text("d = {}\n")
     assert capstone.reference_key(0) == key
     (package / "loop.py").write_text((package / "loop.py").read_text() + "\n# changed\n")
@@ -143,13 +178,15 @@ def test_the_package_run_is_computed_once_for_what_decides_it(tmp_path, monkeypa
 
 def _slow_value(folder, log):
     "In another process: the cached value of one key, whose computation takes a while and is logged."
-    capstone.cache_dir = lambda: Path(folder)
+    run_cache.cache_dir = lambda: Path(folder)
+
     def compute():
         with open(log, "a") as f:
             f.write("computed\n")
         time.sleep(1.0)
         return 0.75
-    return capstone.cached({"run": "test"}, compute)
+
+    return run_cache.cached({"run": "test"}, compute)
 
 
 def test_two_processes_that_need_the_run_at_once_compute_it_once(tmp_path):

@@ -1,27 +1,27 @@
-"""The commands' building blocks (10.1's `transformer.commands`, 12.1's `transformer.cli`), without
+"""The commands' building blocks (chapter 19's `transformer.presets`, chapter 25's `transformer.cli`), without
 running a command: presets, a run's options and model, the resume rule, the record and the plan
 message, and the parsers. tests/test_translate.py runs the commands themselves in subprocesses."""
+
 import sys
 from dataclasses import fields
 
 import pytest
 import torch
 
-from transformer.checkpoint import Checkpoint, CheckpointError, RunFolder
+from transformer.arguments import evaluate_parser, export_parser, train_parser, translate_parser
+from transformer.checkpoint import Checkpoint, FormatError, RunFolder
 from transformer.cli import plan_message, run_record
-from transformer.commands import (PRESETS, RUN_OPTIONS, evaluate_parser, export_parser, preset, resumable,
-                                  run_model, run_options, train_parser, translate_parser)
 from transformer.data import DataError
-from transformer.commands import TrainConfig
+from transformer.presets import PRESETS, RUN_OPTIONS, TrainConfig, preset, resumable, run_model, run_options
 
 
 def test_presets_are_consistent():
     for name, p in PRESETS.items():
         model_kw, cfg = preset(name)
         assert model_kw["d_model"] % model_kw["h"] == 0
-        assert cfg.out_dir == f"runs/{name}"
+        assert cfg.out_folder == f"runs/{name}"
         assert {f.name for f in fields(TrainConfig)} >= set(p["train"])
-        if cfg.decay_steps is not None:          # a decaying schedule must reach its end within the run
+        if cfg.decay_steps is not None:  # a decaying schedule must reach its end within the run
             assert cfg.warmup < cfg.decay_steps and cfg.max_steps == cfg.decay_steps
     assert preset("cpu", max_minutes=1.5)[1].max_minutes == 1.5
     assert preset("cpu", max_minutes=None)[1].max_minutes == PRESETS["cpu"]["train"]["max_minutes"]
@@ -53,21 +53,22 @@ def test_run_model_has_the_presets_shape_with_the_runs_options():
 
 
 def test_resumable_never_overwrites_and_resumes_only_a_run(tmp_path):
-    cfg = preset("tiny", out_dir=str(tmp_path / "run"), max_minutes=10)[1]
-    assert resumable(cfg, resume=False) == cfg                       # a new folder: start
-    with pytest.raises(CheckpointError, match="nothing to resume"):
+    cfg = preset("tiny", out_folder=str(tmp_path / "run"), max_minutes=10)[1]
+    assert resumable(cfg, resume=False) == cfg  # a new folder: start
+    with pytest.raises(FormatError, match="nothing to resume"):
         resumable(cfg, resume=True)
-    model = run_model(type("P", (), {"sizes": (9, 9), "shared": True, "out_vocab": None})(), "tiny",
-                      run_options("tiny"))
-    Checkpoint(model.state_dict(), {}, elapsed_s=240.0).save(RunFolder(cfg.out_dir).checkpoint)
+    model = run_model(
+        type("P", (), {"sizes": (9, 9), "shared": True, "out_vocab": None})(), "tiny", run_options("tiny")
+    )
+    Checkpoint(model.state_dict(), {}, elapsed_s=240.0).save(RunFolder(cfg.out_folder).checkpoint)
     with pytest.raises(ValueError, match="already holds a run"):
         resumable(cfg, resume=False)
-    assert resumable(cfg, resume=True).max_minutes == pytest.approx(6.0)   # 4 of the 10 minutes spent
+    assert resumable(cfg, resume=True).max_minutes == pytest.approx(6.0)  # 4 of the 10 minutes spent
 
 
 def test_the_plan_names_what_limits_it_and_how_long_it_takes():
     "On a fast machine the cap ends the run, on a slow one the clock: the message says which, and the time."
-    cfg = preset("cpu")[1]                                   # 30 minutes, at most 5,500 updates
+    cfg = preset("cpu")[1]  # 30 minutes, at most 5,500 updates
     gpu = plan_message({"steps": 5500, "seconds_per_update": 0.08}, cfg)
     assert "5500 updates (the cap of 5500), about 7.3 minutes at 0.08 s" in gpu
     one = plan_message({"steps": 99, "seconds_per_update": 0.6}, preset("cpu", max_minutes=1)[1])
@@ -87,17 +88,19 @@ def test_the_recorded_command_is_the_one_given(monkeypatch):
 
 @pytest.mark.parametrize("gpu", [False, True])
 def test_the_default_preset_is_cpu_with_or_without_a_gpu(monkeypatch, gpu):
-    # base, the default on a GPU until an H100 run showed it overfitting Multi30k (Recorded runs), is asked for by name
+    # base, the default on a GPU until an H100 run showed it overfitting Multi30k (Recorded runs), is asked for by name.
+    # The parser leaves an untyped --preset None: train_main takes cpu for a new run, the recorded one on --resume.
     monkeypatch.setattr(torch.cuda, "is_available", lambda: gpu)
-    assert train_parser().parse_args([]).preset == "cpu"
+    assert train_parser().parse_args([]).preset is None
+    assert "default: cpu" in " ".join(train_parser().format_help().split())
     assert train_parser().parse_args(["--preset", "base"]).preset == "base"
 
 
-def test_the_old_option_name_still_reads_but_is_not_shown(capsys):
-    "--config, the option's name in the commands results/ records, still works; --help shows --preset only."
-    assert train_parser().parse_args(["--config", "tiny"]).preset == "tiny"
-    help_text = train_parser().format_help()
-    assert "--preset" in help_text and "--config" not in help_text
+def test_the_old_option_name_is_gone(capsys):
+    "--config meant the preset before issue 43; one name per meaning: it is no longer read."
+    with pytest.raises(SystemExit) as e:
+        train_parser().parse_args(["--config", "tiny"])
+    assert e.value.code == 2 and "--config" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("parser", [translate_parser, evaluate_parser, export_parser])

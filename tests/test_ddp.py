@@ -3,6 +3,7 @@
 tests/ddp_worker.py runs a few tiny trainings in both processes; the tests compare what the two ranks end with,
 with each other, with a resumed two-process run, and with one process accumulating the same batches.
 """
+
 import os
 import socket
 import subprocess
@@ -14,15 +15,14 @@ import torch
 from torch.testing import assert_close
 
 import transformer
-from transformer.loop import train
 from transformer.checkpoint import Checkpoint
+from transformer.loop import train
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKER = ROOT / "tests" / "ddp_worker.py"
-sys.path.insert(0, str(WORKER.parent))
-import ddp_worker  # noqa: E402
+import ddp_worker  # noqa: E402  (tests/ is on the path, as for every test file)
 
-pytestmark = pytest.mark.e2e          # real multi-process training runs: slow
+pytestmark = pytest.mark.e2e  # real multi-process training runs: slow
 
 
 def free_port():
@@ -35,10 +35,21 @@ def free_port():
 def ddp_runs(tmp_path_factory):
     "Run the worker on 2 processes once; returns the output folder."
     out = tmp_path_factory.mktemp("ddp")
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node=2", f"--master_port={free_port()}",
-           str(WORKER), str(out)]
-    package_root = Path(transformer.__file__).resolve().parents[1]        # the package this test process imported
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": os.pathsep.join([str(package_root), str(ROOT)])}
+    cmd = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--nproc_per_node=2",
+        f"--master_port={free_port()}",
+        str(WORKER),
+        str(out),
+    ]
+    package_root = Path(transformer.__file__).resolve().parents[1]  # the package this test process imported
+    env = {
+        **os.environ,
+        "OMP_NUM_THREADS": "1",
+        "PYTHONPATH": os.pathsep.join([str(package_root), str(ROOT)]),
+    }
     r = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=240)
     assert r.returncode == 0, f"torch.distributed.run failed:\n{r.stdout[-3000:]}\n{r.stderr[-5000:]}"
     return out
@@ -48,15 +59,22 @@ def result(out, name, rank):
     return torch.load(out / f"{name}_rank{rank}.pt", weights_only=True)
 
 
-def single_process(out_dir, dropout, **kw):
+def single_process(out_folder, dropout, **kw):
     "The reference: the same model and data in this process, without DDP. Returns (parameters, gradients per step)."
     before = torch.get_num_threads()
     torch.set_num_threads(1)
     grads, handle = ddp_worker.record_gradients()
     try:
         model = ddp_worker.tiny_model(dropout=dropout)
-        train(model, ddp_worker.DATA, [], ddp_worker.run_config(out_dir, **kw), ddp_worker.PAD, ddp_worker.BOS,
-              ddp_worker.EOS)
+        train(
+            model,
+            ddp_worker.DATA,
+            [],
+            ddp_worker.run_config(out_folder, **kw),
+            ddp_worker.PAD,
+            ddp_worker.BOS,
+            ddp_worker.EOS,
+        )
     finally:
         handle.remove()
         torch.set_num_threads(before)
@@ -69,7 +87,7 @@ def test_both_ranks_end_with_identical_parameters(ddp_runs, name):
     for k in a:
         assert torch.equal(a[k], b[k]), k
     start = ddp_worker.tiny_model(dropout=0.0).state_dict()
-    assert any(not torch.equal(a[k], start[k]) for k in a)       # and they did train
+    assert any(not torch.equal(a[k], start[k]) for k in a)  # and they did train
 
 
 def test_ranks_use_different_dropout_and_rank_0_writes(ddp_runs):
@@ -80,7 +98,7 @@ def test_ranks_use_different_dropout_and_rank_0_writes(ddp_runs):
     h0, h1 = result(ddp_runs, "whole", 0)["history"], result(ddp_runs, "whole", 1)["history"]
     train0 = [r for r in h0 if "train_loss" in r]
     assert [r["train_loss"] for r in train0] == [r["train_loss"] for r in h1 if "train_loss" in r]  # summed over ranks
-    assert any("valid_loss" in r for r in h0) and not any("valid_loss" in r for r in h1)        # rank 0 validates
+    assert any("valid_loss" in r for r in h0) and not any("valid_loss" in r for r in h1)  # rank 0 validates
 
 
 def test_resumed_ddp_run_equals_uninterrupted(ddp_runs):
@@ -107,5 +125,6 @@ def test_two_processes_equal_one_process_accumulating(ddp_runs, tmp_path, name, 
     for k in reference:
         # A key bias adds the same number to all scores of a query, which the softmax cancels: its true gradient
         # is 0, and Adam turns the round-off left in its place into full-size steps of random sign. Skip it.
-        if k.endswith("w_k.bias"): continue
+        if k.endswith("w_k.bias"):
+            continue
         assert_close(ddp[k], reference[k], rtol=1e-4, atol=1e-6)

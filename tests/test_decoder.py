@@ -1,11 +1,13 @@
 """Tests for transformer.decoder against torch.nn.TransformerDecoderLayer and causality properties."""
+
 import pytest
 import torch
 import torch.nn.functional as F
 from torch import nn
 from torch.testing import assert_close
+
 from transformer.attention import causal_mask, padding_mask
-from transformer.decoder import DecoderLayer, Decoder
+from transformer.decoder import Decoder, DecoderLayer
 from transformer.encoder import LayerOptions
 
 D_MODEL, H, D_FF = 16, 4, 32
@@ -40,7 +42,7 @@ def torch_layer(ours, pre_norm):
     ref.linear2.load_state_dict(ours.ffn.w_2.state_dict())
     for norm, sub in zip([ref.norm1, ref.norm2, ref.norm3], ours.sublayers):
         norm.load_state_dict(sub.norm.state_dict())
-    return ref.train()                                           # dropout is 0; train mode avoids fused paths
+    return ref.train()  # dropout is 0; train mode avoids fused paths
 
 
 @pytest.fixture
@@ -58,8 +60,11 @@ def masks(src_ids, tgt_ids):
 
 def torch_masks(src_ids, tgt_ids):
     n = tgt_ids.size(1)
-    return dict(tgt_mask=~causal_mask(n)[0, 0], tgt_key_padding_mask=(tgt_ids == 0),
-                memory_key_padding_mask=(src_ids == 0))
+    return dict(
+        tgt_mask=~causal_mask(n)[0, 0],
+        tgt_key_padding_mask=(tgt_ids == 0),
+        memory_key_padding_mask=(src_ids == 0),
+    )
 
 
 @pytest.mark.parametrize("pre_norm", [False, True])
@@ -101,8 +106,8 @@ def test_future_target_positions_do_not_leak(pre_norm):
         changed = x.clone()
         changed[:, j:] = torch.randn(2, n - j, D_MODEL)
         out = dec(changed, memory, None, causal_mask(n))
-        assert_close(out[:, :j], base[:, :j])                    # earlier outputs: unchanged
-        assert not torch.allclose(out[:, j], base[:, j])         # position j itself does change
+        assert_close(out[:, :j], base[:, :j])  # earlier outputs: unchanged
+        assert not torch.allclose(out[:, j], base[:, j])  # position j itself does change
 
 
 def test_padded_memory_does_not_change_output(pair):
@@ -114,7 +119,7 @@ def test_padded_memory_does_not_change_output(pair):
     junk[src_ids == 0] = 50 * torch.randn(int((src_ids == 0).sum()), D_MODEL)
     assert_close(dec(x, junk, src_mask, tgt_mask), dec(x, memory, src_mask, tgt_mask))
     real = memory.clone()
-    real[1, 0] += 1.0                                            # a real source position does matter
+    real[1, 0] += 1.0  # a real source position does matter
     assert not torch.allclose(dec(x, real, src_mask, tgt_mask)[1], dec(x, memory, src_mask, tgt_mask)[1])
 
 
@@ -132,7 +137,8 @@ def test_ffn_dropout_is_its_own_rate(pair, stack):
     no_ffn = make(dropout=0.5, ffn_dropout=0.0).train()
     h = torch.randn(2, 5, D_MODEL)
     for ffn in ffns(no_ffn):
-        assert_close(ffn(h), ffn.eval()(h)); ffn.train()
+        assert_close(ffn(h), ffn.eval()(h))
+        ffn.train()
     assert not torch.allclose(run(no_ffn), run(no_ffn))
     assert all(ffn.dropout.p == 0.3 for ffn in ffns(make(dropout=0.3)))
 
@@ -144,7 +150,7 @@ def test_parallel_pass_equals_prefix_by_prefix():
     x, memory = torch.randn(1, n, D_MODEL), torch.randn(1, 3, D_MODEL)
     parallel = dec(x, memory, None, causal_mask(n))
     for t in range(n):
-        assert_close(dec(x[:, :t + 1], memory, None, causal_mask(t + 1))[:, -1], parallel[:, t])
+        assert_close(dec(x[:, : t + 1], memory, None, causal_mask(t + 1))[:, -1], parallel[:, t])
 
 
 def test_cache_callables_are_used():
@@ -152,11 +158,14 @@ def test_cache_callables_are_used():
     dec = Decoder(opts(dropout=0.0), n_layers=2)
     x, memory = torch.randn(1, 4, D_MODEL), torch.randn(1, 3, D_MODEL)
     calls = []
+
     def project(tag):
         def cache(mha, key, value):
             calls.append(tag)
             return mha.project_kv(key, value)
+
         return cache
+
     cache = [(project(("self", i)), project(("cross", i))) for i in range(2)]
     assert_close(dec(x, memory, None, causal_mask(4), cache), dec(x, memory, None, causal_mask(4)))
     assert calls == [("self", 0), ("cross", 0), ("self", 1), ("cross", 1)]

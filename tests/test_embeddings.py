@@ -1,8 +1,11 @@
 """Tests for transformer.embeddings: closed formulas and properties, never the module's own output."""
+
 import math
+
 import pytest
 import torch
 from torch.testing import assert_close
+
 from transformer.embeddings import Embeddings, PositionalEncoding, sinusoidal_encoding
 
 
@@ -22,7 +25,9 @@ def offset_map(k, d_model):
     m = torch.zeros(d_model, d_model, dtype=torch.float64)
     for i in range(d_model // 2):
         a = k / 10000 ** (2 * i / d_model)
-        m[2 * i:2 * i + 2, 2 * i:2 * i + 2] = torch.tensor([[math.cos(a), math.sin(a)], [-math.sin(a), math.cos(a)]])
+        m[2 * i : 2 * i + 2, 2 * i : 2 * i + 2] = torch.tensor(
+            [[math.cos(a), math.sin(a)], [-math.sin(a), math.cos(a)]]
+        )
     return m
 
 
@@ -68,7 +73,7 @@ def test_paper_sizes_formula_and_offset_map():
 def test_offset_map_fails_for_a_wrong_encoding():
     "The offset property is specific: an encoding with sin and cos in separate halves breaks it."
     pe = sinusoidal_encoding(100, 16).double()
-    halves = torch.cat([pe[:, 0::2], pe[:, 1::2]], dim=1)       # [sin ... | cos ...] layout
+    halves = torch.cat([pe[:, 0::2], pe[:, 1::2]], dim=1)  # [sin ... | cos ...] layout
     assert not torch.allclose(halves[:-3] @ offset_map(3, 16).T, halves[3:], atol=1e-2)
 
 
@@ -77,7 +82,7 @@ def test_dot_product_depends_on_offset_only():
     pe = sinusoidal_encoding(400, d_model).double()
     omega = torch.tensor([10000 ** (-2 * i / d_model) for i in range(d_model // 2)], dtype=torch.float64)
     for k in [0, 1, 5, 40]:
-        dots = (pe[:-k or None] * pe[k:]).sum(-1)              # PE(pos) . PE(pos+k) for every pos
+        dots = (pe[: -k or None] * pe[k:]).sum(-1)  # PE(pos) . PE(pos+k) for every pos
         assert_close(dots, torch.cos(omega * k).sum().expand_as(dots), atol=1e-4, rtol=0)
 
 
@@ -89,9 +94,9 @@ def test_embeddings_lookup_scaled_by_sqrt_d_model():
     assert out.shape == (2, 3, 9)
     expected = torch.stack([torch.stack([emb.lut.weight[i] for i in row]) for row in ids]) * 3.0
     assert_close(out, expected)
-    assert (out[0, 1] == 0).all()                               # padding row is zero
+    assert (out[0, 1] == 0).all()  # padding row is zero
     out.sum().backward()
-    assert (emb.lut.weight.grad[0] == 0).all()                  # and gets no gradient
+    assert (emb.lut.weight.grad[0] == 0).all()  # and gets no gradient
 
 
 def test_positional_encoding_adds_table_in_eval():
@@ -107,8 +112,8 @@ def test_positional_encoding_start_equals_slicing(start):
     pos = PositionalEncoding(8, dropout=0.0, max_len=20)
     full = torch.randn(2, 16, 8)
     n = 4
-    assert_close(pos(full[:, start:start + n], start=start), pos(full)[:, start:start + n])
-    assert_close(pos(torch.zeros(1, n, 8), start=start)[0], sinusoidal_encoding(20, 8)[start:start + n])
+    assert_close(pos(full[:, start : start + n], start=start), pos(full)[:, start : start + n])
+    assert_close(pos(torch.zeros(1, n, 8), start=start)[0], sinusoidal_encoding(20, 8)[start : start + n])
 
 
 def test_positional_encoding_dropout_after_sum():
@@ -120,15 +125,15 @@ def test_positional_encoding_dropout_after_sum():
     kept = y != 0
     assert 0.3 < kept.float().mean() < 0.7
     total = x + sinusoidal_encoding(10, 8)
-    assert_close(y[kept], total[kept] / (1 - p))                # dropout of the sum, not of x alone
+    assert_close(y[kept], total[kept] / (1 - p))  # dropout of the sum, not of x alone
 
 
 def test_positional_encoding_is_a_buffer_not_a_parameter():
     pos = PositionalEncoding(8, dropout=0.1, max_len=20)
-    assert list(pos.parameters()) == []                          # nothing to learn
-    assert "pe" not in pos.state_dict()                          # not saved: it is recomputed
+    assert list(pos.parameters()) == []  # nothing to learn
+    assert "pe" not in pos.state_dict()  # not saved: it is recomputed
     assert_close(pos.pe, sinusoidal_encoding(20, 8))
-    assert pos.to(torch.float64).pe.dtype == torch.float64       # but it moves with the module
+    assert pos.to(torch.float64).pe.dtype == torch.float64  # but it moves with the module
 
 
 def test_positional_encoding_too_long_raises():

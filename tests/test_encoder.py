@@ -1,4 +1,5 @@
 """Tests for transformer.encoder against manual formulas and torch.nn.TransformerEncoderLayer."""
+
 import dataclasses
 
 import pytest
@@ -6,8 +7,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 from torch.testing import assert_close
+
 from transformer.attention import padding_mask
-from transformer.encoder import FeedForward, SublayerConnection, LayerOptions, EncoderLayer, Encoder
+from transformer.encoder import Encoder, EncoderLayer, FeedForward, LayerOptions, SublayerConnection
 
 D_MODEL, H, D_FF = 16, 4, 32
 
@@ -85,7 +87,7 @@ def test_sublayer_connection_dropout_only_on_sublayer_output():
     zero = lambda t: torch.zeros_like(t)
     pre = SublayerConnection(D_MODEL, dropout=0.9, pre_norm=True).train()
     post = SublayerConnection(D_MODEL, dropout=0.9, pre_norm=False).train()
-    assert_close(pre(x, zero), x)                                # residual path untouched by dropout
+    assert_close(pre(x, zero), x)  # residual path untouched by dropout
     assert_close(post(x, zero), F.layer_norm(x, (D_MODEL,)))
 
 
@@ -95,10 +97,10 @@ def test_encoder_layer_matches_torch(batch, pre_norm):
     torch.manual_seed(1)
     ours = EncoderLayer(opts(dropout=0.0, pre_norm=pre_norm))
     randomize_norms(ours)
-    ref = torch_layer(ours, pre_norm).train()                    # train mode (dropout 0): no fused fast path
+    ref = torch_layer(ours, pre_norm).train()  # train mode (dropout 0): no fused fast path
     expected = ref(x, src_key_padding_mask=(ids == 0))
     assert_close(ours(x, padding_mask(ids, 0)), expected, atol=1e-5, rtol=1e-4)
-    assert_close(ours(x), ref(x), atol=1e-5, rtol=1e-4)          # and without a mask
+    assert_close(ours(x), ref(x), atol=1e-5, rtol=1e-4)  # and without a mask
 
 
 @pytest.mark.parametrize("pre_norm", [False, True])
@@ -158,9 +160,10 @@ def test_dropout_in_training_only(batch):
     plain = EncoderLayer(opts(dropout=0.0))
     plain.load_state_dict(layer.state_dict())
     layer.train()
-    assert not torch.allclose(layer(x), layer(x))               # training: random dropout masks
-    layer.eval(); plain.eval()
-    assert_close(layer(x), plain(x))                             # evaluation: no dropout at all
+    assert not torch.allclose(layer(x), layer(x))  # training: random dropout masks
+    layer.eval()
+    plain.eval()
+    assert_close(layer(x), plain(x))  # evaluation: no dropout at all
 
 
 @pytest.mark.parametrize("stack", [False, True])
@@ -170,12 +173,13 @@ def test_ffn_dropout_is_its_own_rate(batch, stack):
     make = (lambda **kw: Encoder(opts(**kw), n_layers=2)) if stack else (lambda **kw: EncoderLayer(opts(**kw)))
     ffns = lambda m: [m.ffn] if not stack else [layer.ffn for layer in m.layers]
     torch.manual_seed(7)
-    only_ffn = make(dropout=0.0, ffn_dropout=0.5).train()      # all randomness comes from inside the FFN
+    only_ffn = make(dropout=0.0, ffn_dropout=0.5).train()  # all randomness comes from inside the FFN
     assert not torch.allclose(only_ffn(x), only_ffn(x))
-    no_ffn = make(dropout=0.5, ffn_dropout=0.0).train()        # the FFNs are deterministic, the sublayers are not
+    no_ffn = make(dropout=0.5, ffn_dropout=0.0).train()  # the FFNs are deterministic, the sublayers are not
     h = torch.randn(3, 6, D_MODEL)
     for ffn in ffns(no_ffn):
-        assert_close(ffn(h), ffn.eval()(h)); ffn.train()
+        assert_close(ffn(h), ffn.eval()(h))
+        ffn.train()
     assert not torch.allclose(no_ffn(x), no_ffn(x))
     follows = make(dropout=0.3)
     assert all(ffn.dropout.p == 0.3 for ffn in ffns(follows))
@@ -191,7 +195,13 @@ def test_encoder_layers_are_independent():
 def test_layer_options_are_named_once_and_frozen():
     "The defaults are the paper's layer; the object cannot be changed after the layers read it."
     o = LayerOptions(512, 8, 2048)
-    assert (o.dropout, o.attn_dropout, o.ffn_dropout, o.pre_norm, o.fast_attention) == (0.1, 0.0, None, False, False)
+    assert (o.dropout, o.attn_dropout, o.ffn_dropout, o.pre_norm, o.fast_attention) == (
+        0.1,
+        0.0,
+        None,
+        False,
+        False,
+    )
     with pytest.raises(dataclasses.FrozenInstanceError):
         o.dropout = 0.3
     layer = EncoderLayer(opts(attn_dropout=0.2, ffn_dropout=0.4, pre_norm=True, fast_attention=True))
@@ -202,6 +212,10 @@ def test_layer_options_are_named_once_and_frozen():
 def test_parameter_names_are_the_saved_models():
     "Checkpoints name parameters by module path: the options object must not change them."
     names = set(Encoder(opts(pre_norm=True), n_layers=2).state_dict())
-    assert {"layers.1.self_attn.w_q.weight", "layers.0.ffn.w_2.bias", "layers.1.sublayers.1.norm.weight",
-            "norm.weight"} <= names
+    assert {
+        "layers.1.self_attn.w_q.weight",
+        "layers.0.ffn.w_2.bias",
+        "layers.1.sublayers.1.norm.weight",
+        "norm.weight",
+    } <= names
     assert len(names) == 2 * (4 * 2 + 2 * 2 + 2 * 2) + 2

@@ -1,4 +1,5 @@
 """environment.yml (conda) installs the same dependencies as pyproject.toml (.venv)."""
+
 import sys
 from pathlib import Path
 

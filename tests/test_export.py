@@ -1,5 +1,9 @@
 """The package is generated from the chapters: re-exporting must not change it."""
-import shutil, subprocess, sys, filecmp
+
+import filecmp
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]

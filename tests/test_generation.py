@@ -1,11 +1,12 @@
 """Tests for transformer.generation (chapter 8): greedy decoding, beam search, sampling and the key/value cache;
-and for transformer.batched_search (8.1), where a finished sentence leaves the batch.
+and for transformer.batched_search (chapter 16), where a finished sentence leaves the batch.
 
 The references are written independently of the code under test: the full model run on the
 whole prefix (no cache, no batching), an exhaustive search over every possible output, a
 hand-built model whose next-token distribution is a fixed table, and the definitions of
 temperature, top-k and top-p written out as loops.
 """
+
 import itertools
 import math
 from types import SimpleNamespace
@@ -14,15 +15,23 @@ import pytest
 import torch
 import torch.nn.functional as F
 from torch.testing import assert_close
+from training_helpers import one_thread  # noqa: F401 (an autouse fixture: tiny models run on one thread)
 
 from transformer.attention import causal_mask, padding_mask
 from transformer.batched_search import batched_search
-from transformer.generation import (KVCache, beam_search, beam_search_lists, generate_step, greedy_search,
-                                  length_penalty, sample, sampling_probs)
+from transformer.generation import (
+    KVCache,
+    beam_search,
+    beam_search_lists,
+    generate_step,
+    greedy_search,
+    length_penalty,
+    sample,
+    sampling_probs,
+)
 from transformer.model import Transformer, TransformerConfig
-from training_helpers import one_thread  # noqa: F401 (an autouse fixture: tiny models run on one thread)
+from transformer.training import BOS, EOS, PAD, UNK
 
-from transformer.training import PAD, UNK, BOS, EOS
 SRC = torch.tensor([[5, 6, 4, 7, 6, 5], [7, 4, 4, 0, 0, 0], [6, 6, 5, 7, 0, 0], [4, 5, 0, 0, 0, 0]])
 
 
@@ -41,7 +50,8 @@ def encode(model, src):
 def strip(ids):
     out = []
     for t in ids:
-        if t in (EOS, PAD): break
+        if t in (EOS, PAD):
+            break
         out.append(t)
     return out
 
@@ -55,7 +65,8 @@ def greedy_reference(model, src_row, max_len):
         logits = model(src_row, torch.tensor([ys]))[0, -1]
         logits[PAD] = -math.inf
         ys.append(int(logits.argmax()))
-        if ys[-1] == EOS: return ys[1:-1]
+        if ys[-1] == EOS:
+            return ys[1:-1]
     return ys[1:]
 
 
@@ -88,13 +99,16 @@ def brute_force(model, src_row, max_len, alpha):
 
 class TableModel(torch.nn.Module):
     "Next-token distribution = a fixed table indexed by the previous token; counts decode calls."
+
     def __init__(self, table):
         super().__init__()
         self.log_table = (table + 1e-9).log()
         self.cfg = SimpleNamespace(pad_id=PAD)
         self.calls = 0
+
     def encode(self, src, src_mask=None):
         return torch.zeros(src.size(0), src.size(1), 1)
+
     def decode(self, tgt, memory, src_mask=None, tgt_mask=None, cache=None, start=0):
         self.calls += 1
         return self.log_table[tgt]
@@ -115,12 +129,13 @@ def greedy_trap():
 
 # ---------------------------------------------------------------- one step and the cache
 
+
 @torch.no_grad()
 def test_decode_step_equals_teacher_forcing():
     model = random_model(seed=0, vocab=12)
     tgt = torch.tensor([[BOS, 6, 7, 4, 9, 5, 10], [BOS, 11, 4, 8, 6, 6, 9]])
     src = SRC[:2]
-    full = model(src, tgt)                                       # (2, 7, vocab), one pass
+    full = model(src, tgt)  # (2, 7, vocab), one pass
     memory, src_mask = encode(model, src)
     for t in range(1, tgt.size(1) + 1):
         assert_close(generate_step(model, tgt[:, :t], memory, src_mask), full[:, t - 1], atol=1e-5, rtol=1e-5)
@@ -147,7 +162,7 @@ def test_decode_step_rejects_a_cache_out_of_step():
     memory, src_mask = encode(model, SRC)
     cache = KVCache(model, memory)
     with pytest.raises(ValueError):
-        generate_step(model, torch.full((4, 3), BOS), memory, src_mask, cache)   # cache empty, prefix of 3
+        generate_step(model, torch.full((4, 3), BOS), memory, src_mask, cache)  # cache empty, prefix of 3
 
 
 @pytest.mark.parametrize("repeats", [1, 3])
@@ -155,7 +170,7 @@ def test_decode_step_rejects_a_cache_out_of_step():
 def test_cache_size_is_two_d_model_floats_per_token_and_layer(repeats):
     d_model, n_layers, steps = 32, 3, 5
     model = random_model(n_layers=n_layers, d_model=d_model)
-    memory, _ = encode(model, SRC)                               # 4 sentences of 6 source tokens
+    memory, _ = encode(model, SRC)  # 4 sentences of 6 source tokens
     cache = KVCache(model, memory, repeats)
     src_mask = padding_mask(SRC, PAD).repeat_interleave(repeats, 0)
     ys = torch.full((4 * repeats, 1), BOS)
@@ -178,14 +193,14 @@ def count_cross_projections(model):
 def test_cross_attention_keys_and_values_are_computed_once_per_sentence():
     model = random_model(n_layers=3)
     calls = count_cross_projections(model)
-    greedy_search(model, SRC, BOS, None, 6)                      # 6 steps
-    assert calls == [4] * 3                                      # once per layer, for the 4 sentences
+    greedy_search(model, SRC, BOS, None, 6)  # 6 steps
+    assert calls == [4] * 3  # once per layer, for the 4 sentences
     calls.clear()
     beam_search(model, SRC, BOS, None, 6, beam_size=3)
-    assert calls == [4] * 3                                      # per sentence, not per beam
+    assert calls == [4] * 3  # per sentence, not per beam
     calls.clear()
     greedy_search(model, SRC, BOS, None, 6, use_cache=False)
-    assert len(calls) == 3 * 6                                   # without a cache: every layer, every step
+    assert len(calls) == 3 * 6  # without a cache: every layer, every step
 
 
 @torch.no_grad()
@@ -200,23 +215,28 @@ def test_reorder_moves_rows_within_sentences():
     cache = KVCache(model, memory, K)
     for t in range(1, 6):
         generate_step(model, ys[:, :t], memory_k, mask_k, cache)
-    index = torch.tensor([2, 2, 0, 4, 3, 3])                     # copy and drop beams inside each sentence
+    index = torch.tensor([2, 2, 0, 4, 3, 3])  # copy and drop beams inside each sentence
     cache.reorder(index)
     ys = ys[index]
-    assert_close(generate_step(model, ys, memory_k, mask_k, cache),
-                 model.decode(ys, memory_k, mask_k, causal_mask(ys.size(1)))[:, -1], atol=1e-5, rtol=1e-5)
+    assert_close(
+        generate_step(model, ys, memory_k, mask_k, cache),
+        model.decode(ys, memory_k, mask_k, causal_mask(ys.size(1)))[:, -1],
+        atol=1e-5,
+        rtol=1e-5,
+    )
     with pytest.raises(ValueError):
-        cache.reorder(torch.tensor([3, 1, 2, 0, 4, 5]))          # row 3 belongs to the other sentence
+        cache.reorder(torch.tensor([3, 1, 2, 0, 4, 5]))  # row 3 belongs to the other sentence
 
 
 # ---------------------------------------------------------------- greedy
+
 
 @pytest.mark.parametrize("use_cache", [True, False])
 def test_greedy_matches_an_unbatched_reference(use_cache):
     model = random_model(seed=8, vocab=8)
     out = greedy_search(model, SRC, BOS, EOS, 10, use_cache=use_cache)
     assert out == [greedy_reference(model, row, 10) for row in SRC]
-    assert len({len(o) for o in out}) > 1                        # sentences finished at different steps
+    assert len({len(o) for o in out}) > 1  # sentences finished at different steps
 
 
 def test_greedy_cached_equals_uncached_on_several_models():
@@ -235,22 +255,23 @@ def test_greedy_without_eos_gives_exactly_max_len_tokens():
 def test_greedy_stops_when_every_sentence_has_finished():
     model = greedy_trap()
     assert greedy_search(model, torch.tensor([[A], [B]]), BOS, EOS, 50, use_cache=False) == [[A], [A]]
-    assert model.calls == 2                                      # A, then eos: 2 steps, not 50
+    assert model.calls == 2  # A, then eos: 2 steps, not 50
     model.calls = 0
     assert [len(o) for o in sample(model, torch.tensor([[A]] * 8), BOS, None, 5, use_cache=False)] == [5] * 8
-    assert model.calls == 5                                      # eos_id=None: exactly max_len steps
+    assert model.calls == 5  # eos_id=None: exactly max_len steps
 
 
 def test_decoding_runs_in_eval_mode_and_restores_the_mode():
     model = random_model(seed=8, vocab=8, dropout=0.5).train()
     first = greedy_search(model, SRC, BOS, EOS, 10)
-    assert model.training                                        # restored
-    assert greedy_search(model, SRC, BOS, EOS, 10) == first      # no dropout while decoding
+    assert model.training  # restored
+    assert greedy_search(model, SRC, BOS, EOS, 10) == first  # no dropout while decoding
     beam_search(model, SRC, BOS, EOS, 5)
     assert model.training
 
 
 # ---------------------------------------------------------------- beam search
+
 
 def test_length_penalty_formula():
     for n in (1, 2, 7, 30):
@@ -262,9 +283,9 @@ def test_length_penalty_formula():
 
 def test_beam_search_beats_greedy_where_greedy_is_provably_wrong():
     model, src = greedy_trap(), torch.tensor([[A]])
-    assert greedy_search(model, src, BOS, EOS, 5, use_cache=False) == [[A]]          # P = 0.6 * 0.34
+    assert greedy_search(model, src, BOS, EOS, 5, use_cache=False) == [[A]]  # P = 0.6 * 0.34
     hyps, scores = beam_search(model, src, BOS, EOS, 5, beam_size=2, n_best=2, use_cache=False)
-    assert hyps == [[[B], [A]]]                                                      # P(B eos) = 0.4 * 0.99
+    assert hyps == [[[B], [A]]]  # P(B eos) = 0.4 * 0.99
     lp = length_penalty(2)
     assert scores[0] == pytest.approx([math.log(0.4 * 0.99) / lp, math.log(0.6 * 0.34) / lp], abs=1e-6)
     assert beam_search(model, src, BOS, EOS, 5, beam_size=1, use_cache=False)[0] == [[[A]]]
@@ -273,7 +294,7 @@ def test_beam_search_beats_greedy_where_greedy_is_provably_wrong():
 def test_beam_search_stops_when_every_beam_has_finished():
     model = greedy_trap()
     beam_search(model, torch.tensor([[A], [B]]), BOS, EOS, 50, beam_size=2, use_cache=False)
-    assert model.calls == 2                                      # both beams end with eos at step 2, not step 50
+    assert model.calls == 2  # both beams end with eos at step 2, not step 50
 
 
 @pytest.mark.parametrize("seed,max_len,alpha", [(10, 4, 0.6), (5, 4, 0.0), (1, 3, 1.0)])
@@ -281,10 +302,11 @@ def test_wide_beam_equals_exhaustive_search(seed, max_len, alpha):
     model = random_model(seed=seed, vocab=6)
     src = torch.tensor([[4, 5, 5, 4], [5, 4, 0, 0]])
     exhaustive = [brute_force(model, row, max_len, alpha) for row in src]
-    K = len(exhaustive[0])                                       # a beam that keeps every candidate
+    K = len(exhaustive[0])  # a beam that keeps every candidate
     for use_cache in (True, False):
-        hyps, scores = beam_search(model, src, BOS, EOS, max_len, beam_size=K, alpha=alpha, n_best=5,
-                                   use_cache=use_cache)
+        hyps, scores = beam_search(
+            model, src, BOS, EOS, max_len, beam_size=K, alpha=alpha, n_best=5, use_cache=use_cache
+        )
         for b in range(2):
             assert hyps[b] == [y for _, y in exhaustive[b][:5]]
             assert scores[b] == pytest.approx([s for s, _ in exhaustive[b][:5]], abs=1e-5)
@@ -322,9 +344,9 @@ def test_beam_scores_are_length_penalized_log_probabilities():
     hyps, scores = beam_search(model, SRC, BOS, EOS, max_len, beam_size=4, alpha=alpha, n_best=4)
     for b, row in enumerate(SRC):
         assert scores[b] == sorted(scores[b], reverse=True)
-        assert len({tuple(h) for h in hyps[b]}) == len(hyps[b])   # distinct hypotheses
+        assert len({tuple(h) for h in hyps[b]}) == len(hyps[b])  # distinct hypotheses
         for h, s in zip(hyps[b], scores[b]):
-            y = h if len(h) == max_len else h + [EOS]           # stopped by max_len, or by eos
+            y = h if len(h) == max_len else h + [EOS]  # stopped by max_len, or by eos
             assert s == pytest.approx(teacher_forced_logp(model, row, y) / ((5 + len(y)) / 6) ** alpha, abs=1e-5)
 
 
@@ -348,15 +370,16 @@ def test_list_beam_search_equals_the_batched_one(K):
     "Two independent implementations (lists, one sentence; tensors, a batch) agree, with a ban too."
     model = random_model(seed=3, vocab=10, dropout=0.3).train()
     found = beam_search(model, SRC, BOS, EOS, 10, beam_size=K, n_best=K)[0]
-    chosen = next(t for nbest in found for h in nbest for t in h)          # a token the search emits
+    chosen = next(t for nbest in found for h in nbest for t in h)  # a token the search emits
     for ban in ((), (UNK, chosen)):
         hyps, scores = beam_search(model, SRC, BOS, EOS, 10, beam_size=K, n_best=K, ban=ban)
         for b, row in enumerate(SRC):
             ranked = beam_search_lists(model, row[row != PAD], BOS, EOS, 10, beam_size=K, ban=ban)
             assert [tokens for tokens, _ in ranked] == hyps[b]
             assert [s for _, s in ranked] == pytest.approx(scores[b], abs=1e-5)
-            if ban: assert not set(ban) & {t for tokens, _ in ranked for t in tokens}
-    assert model.training                                    # decoded without dropout, mode restored
+            if ban:
+                assert not set(ban) & {t for tokens, _ in ranked for t in tokens}
+    assert model.training  # decoded without dropout, mode restored
 
 
 def test_list_beam_search_trace_keeps_the_k_best_candidates():
@@ -367,7 +390,7 @@ def test_list_beam_search_trace_keeps_the_k_best_candidates():
         kept = [sc for _, sc, k in step if k]
         dropped = [sc for _, sc, k in step if not k]
         assert len(kept) == K and min(kept) >= max(dropped)
-        for (tokens, logp), sc, _ in step:                    # the score is log P / lp of the tokens
+        for (tokens, logp), sc, _ in step:  # the score is log P / lp of the tokens
             assert sc == pytest.approx(logp / length_penalty(len(tokens)), abs=1e-9)
             assert len(tokens) <= t + 1 and PAD not in tokens
     last = sorted(((tokens, sc) for (tokens, _), sc, k in steps[-1] if k), key=lambda x: -x[1])
@@ -376,11 +399,13 @@ def test_list_beam_search_trace_keeps_the_k_best_candidates():
 
 # ---------------------------------------------------------------- sampling
 
+
 def nucleus_reference(probs, p):
     "Indices of the smallest set of most likely tokens with total probability >= p."
     keep, mass = [], 0.0
     for i in probs.argsort(descending=True).tolist():
-        if mass >= p: break
+        if mass >= p:
+            break
         keep.append(i)
         mass += probs[i].item()
     return set(keep)
@@ -456,11 +481,11 @@ def emitted(outputs, first=6):
 
 def test_top_k_never_emits_a_token_outside_the_k_most_likely():
     model = random_model(seed=4, vocab=10)
-    outputs = draws(model, temperature=2.0, top_k=3)             # a high temperature to spread the samples
+    outputs = draws(model, temperature=2.0, top_k=3)  # a high temperature to spread the samples
     prefixes, tokens = emitted(outputs)
     for logits, token in zip(next_token_probs(model, prefixes), tokens):
         assert token in logits.topk(3).indices.tolist()
-    assert len({tuple(o) for o in outputs}) > 5                   # the samples did vary
+    assert len({tuple(o) for o in outputs}) > 5  # the samples did vary
 
 
 def test_top_p_only_emits_tokens_from_the_nucleus():
@@ -477,7 +502,7 @@ def test_sampled_frequencies_match_the_distribution():
     first = [o[0] if o else EOS for o in draws(model, n=n, max_len=1, temperature=T, seed=3)]
     expected = torch.softmax(next_token_probs(model, [[]])[0] / T, -1)
     observed = torch.bincount(torch.tensor(first), minlength=10).float() / n
-    assert (observed - expected).abs().max() < 0.03              # about 4 standard errors at n = 6000
+    assert (observed - expected).abs().max() < 0.03  # about 4 standard errors at n = 6000
 
 
 def test_same_seed_same_samples():
@@ -485,19 +510,30 @@ def test_same_seed_same_samples():
     assert draws(model, n=50, seed=7) == draws(model, n=50, seed=7)
     assert draws(model, n=50, seed=7) != draws(model, n=50, seed=8)
     cached = draws(model, n=50, seed=7, top_k=5)
-    assert cached == sample(model, SRC[:1].repeat(50, 1), BOS, EOS, 6, top_k=5,
-                            generator=torch.Generator().manual_seed(7), use_cache=False)
+    assert cached == sample(
+        model,
+        SRC[:1].repeat(50, 1),
+        BOS,
+        EOS,
+        6,
+        top_k=5,
+        generator=torch.Generator().manual_seed(7),
+        use_cache=False,
+    )
 
 
 # ---------------------------------------------------------------- banned tokens
 
+
 def masked(model, banned):
     "The model with the logits of `banned` ids set to -inf inside decode: an independent route to a ban."
     decode = model.decode
+
     def decode_without(*args, **kwargs):
         logits = decode(*args, **kwargs).clone()
         logits[..., banned] = -math.inf
         return logits
+
     model.decode = decode_without
     return model
 
@@ -519,7 +555,7 @@ def test_every_decoder_with_a_ban_equals_the_model_with_those_logits_removed(see
     model, reference = random_model(seed=seed, vocab=10), masked(random_model(seed=seed, vocab=10), banned)
     greedy = greedy_search(model, SRC, BOS, EOS, 12, ban=banned)
     assert greedy == greedy_search(reference, SRC, BOS, EOS, 12, use_cache=False)
-    assert greedy != greedy_search(model, SRC, BOS, EOS, 12)        # the ban changed something
+    assert greedy != greedy_search(model, SRC, BOS, EOS, 12)  # the ban changed something
     # (beam search is checked against exhaustive search above: it scores with the model's own log-probabilities,
     # not renormalized over the allowed tokens as this reference would)
     hyps, _ = beam_search(model, SRC, BOS, EOS, 12, beam_size=3, n_best=3, ban=banned)
@@ -530,7 +566,7 @@ def test_every_decoder_with_a_ban_equals_the_model_with_those_logits_removed(see
         assert not set(out) & set(banned)
 
 
-# ---------------------------------------------------------------- finished sentences leave the batch (8.1)
+# ---------------------------------------------------------------- finished sentences leave the batch (chapter 16)
 def rows_decoded(model, search):
     "Run `search()` and count the rows the decoder was given, step by step."
     rows, decode = [], model.decode
@@ -551,9 +587,9 @@ def test_a_batched_beam_of_one_is_the_unbatched_greedy_reference(seed):
     out, rows = rows_decoded(model, lambda: batched_greedy(model, SRC, EOS, 10))
     assert out == [greedy_reference(model, row, 10) for row in SRC]
     assert out == greedy_search(model, SRC, BOS, EOS, 10)
-    steps = max(len(o) + (len(o) < 10) for o in out)            # the longest sentence's steps, eos included
+    steps = max(len(o) + (len(o) < 10) for o in out)  # the longest sentence's steps, eos included
     assert len(rows) == steps and rows[-1] == sum(len(o) + (len(o) < 10) == steps for o in out)
-    assert rows == sorted(rows, reverse=True) and rows[0] == len(SRC)   # the batch only shrinks
+    assert rows == sorted(rows, reverse=True) and rows[0] == len(SRC)  # the batch only shrinks
 
 
 def test_a_batched_beam_of_one_with_a_ban_and_without_eos():
@@ -567,8 +603,10 @@ def test_batched_search_equals_beam_search(seed):
     model = random_model(seed=seed, vocab=10, pre_norm=seed % 2 == 1)
     for K, alpha, ban in ((1, 0.6, ()), (3, 0.6, (5,)), (4, 1.5, ())):
         hyps, scores = beam_search(model, SRC, BOS, EOS, 10, beam_size=K, alpha=alpha, n_best=K, ban=ban)
-        (fast_hyps, fast_scores), rows = rows_decoded(model, lambda: batched_search(
-            model, SRC, BOS, EOS, 10, beam_size=K, alpha=alpha, n_best=K, ban=ban))
+        (fast_hyps, fast_scores), rows = rows_decoded(
+            model,
+            lambda: batched_search(model, SRC, BOS, EOS, 10, beam_size=K, alpha=alpha, n_best=K, ban=ban),
+        )
         assert fast_hyps == hyps
         for a, b in zip(fast_scores, scores):
             assert a == pytest.approx(b, abs=1e-5)
@@ -591,7 +629,7 @@ def test_batched_search_checks_n_best_and_restores_the_mode():
     with pytest.raises(ValueError):
         batched_search(model, SRC, BOS, EOS, 5, beam_size=2, n_best=3)
     first = batched_search(model, SRC, BOS, EOS, 10, beam_size=2)
-    assert model.training and batched_search(model, SRC, BOS, EOS, 10, beam_size=2) == first   # no dropout
+    assert model.training and batched_search(model, SRC, BOS, EOS, 10, beam_size=2) == first  # no dropout
 
 
 def test_keep_takes_the_rows_of_every_cached_tensor():
@@ -602,7 +640,7 @@ def test_keep_takes_the_rows_of_every_cached_tensor():
     for t in range(1, 4):
         generate_step(model, ys[:, :t], memory.repeat_interleave(2, 0), src_mask.repeat_interleave(2, 0), cache)
     before = [tuple(x.clone() for x in kv) for kv in cache.cross + cache.self_kv]
-    rows = torch.tensor([2, 3, 6, 7])                           # sentences 1 and 3, both beams
+    rows = torch.tensor([2, 3, 6, 7])  # sentences 1 and 3, both beams
     cache.keep(rows)
     assert len(cache) == 3
     for (k, v), (k0, v0) in zip(cache.cross + cache.self_kv, before):

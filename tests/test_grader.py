@@ -11,6 +11,7 @@ line `# WRONG: why`. A new file there is a new test. tests/right_answers/ holds 
 written differently from the solution (einsum, loops, numpy numbers, ...), in the same format
 with `# RIGHT: how`: each must keep its question's full points.
 """
+
 import json
 import os
 import re
@@ -31,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = sorted((ROOT / "solutions").glob("*.ipynb"))
 WRONG = sorted((ROOT / "tests" / "wrong_answers").glob("*.py"))
 RIGHT = sorted((ROOT / "tests" / "right_answers").glob("*.py"))
-TIMEOUT = 20.0          # per question; generous on a busy machine, the tests below never come close
+TIMEOUT = 20.0  # per question; generous on a busy machine, the tests below never come close
 
 
 # ---------------------------------------------------------------- helpers
@@ -64,7 +65,7 @@ def replace_cell(solution_path, number, body, tmp_path, tag, header=True):
     nb = nbformat.read(str(solution_path), as_version=4)
     cell = question_cells(nb)[number]
     cell.source = (cell.source.split("\n", 1)[0] + "\n" + body) if header else body
-    out = tmp_path / f"{solution_path.stem}__{tag}.ipynb"     # keeps the NN_ prefix, metadata says the chapter too
+    out = tmp_path / f"{solution_path.stem}__{tag}.ipynb"  # keeps the NN_ prefix, metadata says the chapter too
     nbformat.write(nb, str(out))
     return out
 
@@ -96,17 +97,26 @@ def solution_lines(path):
 
 def cli(*args, timeout=120):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "transformer_course.grader", *map(str, args)], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "transformer_course.grader", *map(str, args)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 # ---------------------------------------------------------------- 1, 2: solutions full, exercises zero
 # (the capstone's full marks train two models for minutes: e2e, which `make quicktest` skips)
-@pytest.mark.parametrize("path", [pytest.param(p, marks=pytest.mark.e2e) if p.stem == "capstone" else p
-                                  for p in SOLUTIONS], ids=lambda p: p.stem)
+@pytest.mark.parametrize(
+    "path",
+    [pytest.param(p, marks=pytest.mark.e2e) if p.stem == "capstone" else p for p in SOLUTIONS],
+    ids=lambda p: p.stem,
+)
 def test_solution_scores_full_marks(path):
     result = grade(path, timeout=TIMEOUT)
-    misses = {q["number"]: f'{q["reason"]}: {q["hint"]}' for q in result["questions"] if not q["passed"]}
+    misses = {q["number"]: f"{q['reason']}: {q['hint']}" for q in result["questions"] if not q["passed"]}
     assert not misses, misses
     assert result["score"] == result["max_score"] == sum(full_marks(path.stem).values())
 
@@ -195,11 +205,18 @@ def test_check_notices_a_changed_solution(tmp_path):
 
 
 def test_build_stubs():
-    src = ("def f(x):\n    \"doc\"\n    ### BEGIN SOLUTION\n    return x\n    ### END SOLUTION\n"
-           "### BEGIN SOLUTION\ndef helper():\n    answer_q9 = 1\n    return 2\nanswer_q9 = helper()\n### END SOLUTION")
-    assert build.clear_solutions(src) == ("def f(x):\n    \"doc\"\n    # YOUR CODE HERE\n    raise NotImplementedError()\n"
-                                          "answer_q9 = None  # your answer")
-    for bad in ("### BEGIN SOLUTION\nx = 1", "x = 1\n### END SOLUTION", "### BEGIN SOLUTION\n### BEGIN SOLUTION"):
+    src = (
+        'def f(x):\n    "doc"\n    ### BEGIN SOLUTION\n    return x\n    ### END SOLUTION\n'
+        "### BEGIN SOLUTION\ndef helper():\n    answer_q9 = 1\n    return 2\nanswer_q9 = helper()\n### END SOLUTION"
+    )
+    assert build.clear_solutions(src) == (
+        'def f(x):\n    "doc"\n    # YOUR CODE HERE\n    raise NotImplementedError()\nanswer_q9 = None  # your answer'
+    )
+    for bad in (
+        "### BEGIN SOLUTION\nx = 1",
+        "x = 1\n### END SOLUTION",
+        "### BEGIN SOLUTION\n### BEGIN SOLUTION",
+    ):
         with pytest.raises(ValueError):
             build.clear_solutions(bad)
 
@@ -224,19 +241,34 @@ def test_there_are_wrong_answers_for_every_exercise():
 def test_the_classic_mistakes_are_among_the_wrong_answers():
     "Mistakes the course promises the grader catches: each has its file, so a change to a check cannot let it pass."
     names = {p.name for p in WRONG}
-    assert {"07_q2_smoothing_on_padding.py",                # label smoothing spread over the padding token
-            "08_q5_finished_beams_keep_extending.py",       # a beam search that forgets to stop finished beams
-            "08_q6_top_p_drops_crossing_token.py"} <= names
+    assert {
+        "07_q2_smoothing_on_padding.py",  # label smoothing spread over the padding token
+        "08_q5_finished_beams_keep_extending.py",  # a beam search that forgets to stop finished beams
+        "08_q6_top_p_drops_crossing_token.py",
+    } <= names
     # the kinds of wrong answer issue 13 lists, each with at least one case
-    kinds = {"float ids where torch.long is asked": {"05_q1_float_bos_column.py", "07_q1_float_ids.py"},
-             "a dropout rate hard-coded or not passed on": {"03_q3_dropout_hard_coded.py", "04_q1_dropout_hard_coded.py",
-                                                            "04_q3_dropout_not_passed.py", "05_q3_dropout_not_passed.py"},
-             "arguments that coincide in the chapter (key = value, 4-D only)": {
-                 "01_q3_value_is_key.py", "02_q3_key_used_as_value.py", "01_q3_transpose_2_3.py",
-                 "01_q3_four_dim_unpacking.py"},
-             "a table that must be a buffer": {"03_q3_table_as_parameter.py", "03_q3_table_plain_attribute.py"},
-             "search that picks padding or a banned token": {"08_q1_predicts_padding.py", "08_q5_beam_picks_padding.py",
-                                                             "08_q1_ignores_ban.py", "08_q5_ignores_ban.py"}}
+    kinds = {
+        "float ids where torch.long is asked": {"05_q1_float_bos_column.py", "07_q1_float_ids.py"},
+        "a dropout rate hard-coded or not passed on": {
+            "03_q3_dropout_hard_coded.py",
+            "04_q1_dropout_hard_coded.py",
+            "04_q3_dropout_not_passed.py",
+            "05_q3_dropout_not_passed.py",
+        },
+        "arguments that coincide in the chapter (key = value, 4-D only)": {
+            "01_q3_value_is_key.py",
+            "02_q3_key_used_as_value.py",
+            "01_q3_transpose_2_3.py",
+            "01_q3_four_dim_unpacking.py",
+        },
+        "a table that must be a buffer": {"03_q3_table_as_parameter.py", "03_q3_table_plain_attribute.py"},
+        "search that picks padding or a banned token": {
+            "08_q1_predicts_padding.py",
+            "08_q5_beam_picks_padding.py",
+            "08_q1_ignores_ban.py",
+            "08_q5_ignores_ban.py",
+        },
+    }
     missing = {kind: sorted(files - names) for kind, files in kinds.items() if files - names}
     assert not missing, missing
 
@@ -244,12 +276,16 @@ def test_the_classic_mistakes_are_among_the_wrong_answers():
 def test_the_beam_search_models_make_greedy_decoding_wrong():
     "The hand-built models of question 8.5 do what their docstrings say, per the package's own decoders."
     import torch
-    from transformer_course.grader.questions import generation as D
+
     from transformer.generation import beam_search, greedy_search
+    from transformer_course.grader.questions import search_models as D
+
     src = torch.tensor([[D.A]])
+
     def best(model, **kw):
         hyps, _ = beam_search(model, src, D.BOS, D.EOS, 8, use_cache=False, **kw)
         return hyps[0][0]
+
     trap, longer = D.greedy_trap(), D.long_or_short()
     assert greedy_search(trap, src, D.BOS, D.EOS, 8, use_cache=False) == [[D.A]]
     assert best(trap, beam_size=2, alpha=0.0) == [D.B]
@@ -269,7 +305,7 @@ def test_wrong_answer_loses_exactly_its_question(path, tmp_path):
     assert points(result) == {number: 0}, [(q["number"], q["reason"], q["hint"]) for q in result["questions"]]
     [miss] = [q for q in result["questions"] if not q["passed"]]
     assert miss["reason"] and miss["hint"], miss
-    own = path.read_text()                           # the learner's own lines may be quoted back
+    own = path.read_text()  # the learner's own lines may be quoted back
     leaked = [line for line in solution_lines(sol) if line in miss["hint"] + miss["reason"] and line not in own]
     assert not leaked, leaked
 
@@ -287,46 +323,84 @@ def test_right_alternative_keeps_its_points(path, tmp_path):
 
 
 # ---------------------------------------------------------------- 5: robustness
-BROKEN = {   # (chapter, question, code after the cell's header, what the reason must say)
-    "raises": ("01", 2, "def padding_mask(ids, pad_id):\n    return ids.not_a_method()\n",
-               r"your code raised AttributeError"),
-    "raises_at_top_level": ("01", 1, "raise RuntimeError('half-finished cell')\n", r"your cell raised RuntimeError"),
-    "syntax_error": ("01", 3, "def scaled_dot_product_attention(query, key, value, mask=None)\n    return query\n",
-                     r"syntax error in your cell \(line 2\)"),
-    "huge_output": ("02", 1, "def split_heads(x, h):\n    for i in range(10**7):\n        print('debug', i, x.shape)\n"
-                             "    b, n, d_model = x.shape\n    return x.view(b, n, h, d_model // h).transpose(1, 2)\n",
-                    r"printed more than 100,000 characters"),
-    "huge_output_caught": ("02", 2, "def merge_heads(x):\n    try:\n        print('x' * 10**6)\n    except Exception:\n"
-                                    "        pass\n    b, h, n, d_k = x.shape\n    return x.transpose(1, 2).reshape(b, n, h * d_k)\n",
-                           r"printed more than 100,000 characters"),
+BROKEN = {  # (chapter, question, code after the cell's header, what the reason must say)
+    "raises": (
+        "01",
+        2,
+        "def padding_mask(ids, pad_id):\n    return ids.not_a_method()\n",
+        r"your code raised AttributeError",
+    ),
+    "raises_at_top_level": (
+        "01",
+        1,
+        "raise RuntimeError('half-finished cell')\n",
+        r"your cell raised RuntimeError",
+    ),
+    "syntax_error": (
+        "01",
+        3,
+        "def scaled_dot_product_attention(query, key, value, mask=None)\n    return query\n",
+        r"syntax error in your cell \(line 2\)",
+    ),
+    "huge_output": (
+        "02",
+        1,
+        "def split_heads(x, h):\n    for i in range(10**7):\n        print('debug', i, x.shape)\n"
+        "    b, n, d_model = x.shape\n    return x.view(b, n, h, d_model // h).transpose(1, 2)\n",
+        r"printed more than 100,000 characters",
+    ),
+    "huge_output_caught": (
+        "02",
+        2,
+        "def merge_heads(x):\n    try:\n        print('x' * 10**6)\n    except Exception:\n"
+        "        pass\n    b, h, n, d_k = x.shape\n    return x.transpose(1, 2).reshape(b, n, h * d_k)\n",
+        r"printed more than 100,000 characters",
+    ),
     "sys_exit": ("03", 4, "import sys\nsys.exit(0)\n", r"your cell raised SystemExit"),
     "crash": ("03", 5, "import os\nos._exit(3)\n", r"crashed \(exit code 3\)"),
-    "deep_recursion": ("05", 1, "def shift_right(labels, bos_id):\n    return shift_right(labels, bos_id)\n",
-                       r"recursed too deeply"),
+    "deep_recursion": (
+        "05",
+        1,
+        "def shift_right(labels, bos_id):\n    return shift_right(labels, bos_id)\n",
+        r"recursed too deeply",
+    ),
     "wrong_type": ("04", 4, "answer_q4 = 'about three million'\n", r"not a number"),
-    "missing_name": ("05", 2, "def target_maks(tgt, pad_id):\n    return None\n", r"`target_mask` is not defined"),
+    "missing_name": (
+        "05",
+        2,
+        "def target_maks(tgt, pad_id):\n    return None\n",
+        r"`target_mask` is not defined",
+    ),
     "cell_renamed": ("06", 5, None, r"cell not found"),
     # right values, but the input is changed in place: the reference, computed afterwards on the
     # same tensors, would otherwise make the verdict wrong
-    "function_changes_its_input": ("01", 3, "def scaled_dot_product_attention(query, key, value, mask=None):\n"
-                                            "    query /= math.sqrt(query.size(-1))\n    scores = query @ key.transpose(-2, -1)\n"
-                                            "    if mask is not None:\n        scores = scores.masked_fill(~mask, float('-inf'))\n"
-                                            "    return scores.softmax(-1).nan_to_num(0.0) @ value\n",
-                                   r"^`scaled_dot_product_attention` changed its input in place$"),
-    "module_changes_its_input": ("04", 2, "class SublayerConnection(nn.Module):\n"
-                                          "    def __init__(self, d_model, dropout=0.1, pre_norm=False):\n        super().__init__()\n"
-                                          "        self.norm, self.dropout, self.pre_norm = nn.LayerNorm(d_model), nn.Dropout(dropout), pre_norm\n"
-                                          "    def forward(self, x, sublayer):\n        if self.pre_norm:\n"
-                                          "            return x + self.dropout(sublayer(self.norm(x)))\n"
-                                          "        x += self.dropout(sublayer(x))\n        return self.norm(x)\n",
-                                 r"changed its input in place$"),
+    "function_changes_its_input": (
+        "01",
+        3,
+        "def scaled_dot_product_attention(query, key, value, mask=None):\n"
+        "    query /= math.sqrt(query.size(-1))\n    scores = query @ key.transpose(-2, -1)\n"
+        "    if mask is not None:\n        scores = scores.masked_fill(~mask, float('-inf'))\n"
+        "    return scores.softmax(-1).nan_to_num(0.0) @ value\n",
+        r"^`scaled_dot_product_attention` changed its input in place$",
+    ),
+    "module_changes_its_input": (
+        "04",
+        2,
+        "class SublayerConnection(nn.Module):\n"
+        "    def __init__(self, d_model, dropout=0.1, pre_norm=False):\n        super().__init__()\n"
+        "        self.norm, self.dropout, self.pre_norm = nn.LayerNorm(d_model), nn.Dropout(dropout), pre_norm\n"
+        "    def forward(self, x, sublayer):\n        if self.pre_norm:\n"
+        "            return x + self.dropout(sublayer(self.norm(x)))\n"
+        "        x += self.dropout(sublayer(x))\n        return self.norm(x)\n",
+        r"changed its input in place$",
+    ),
 }
 
 
 @pytest.mark.parametrize("case", BROKEN, ids=str)
 def test_a_broken_answer_costs_only_its_question(case, tmp_path):
     nn, number, body, reason = BROKEN[case]
-    if body is None:                         # the learner changed the first line: the cell is not found
+    if body is None:  # the learner changed the first line: the cell is not found
         nb = replace_cell(solution(nn), number, "answer_q5 = 5120000\n", tmp_path, case, header=False)
     else:
         nb = replace_cell(solution(nn), number, body, tmp_path, case)
@@ -334,112 +408,210 @@ def test_a_broken_answer_costs_only_its_question(case, tmp_path):
     assert points(result) == {**full_marks(nn), number: 0}
     miss = result["questions"][number - 1]
     assert re.search(reason, miss["reason"]), miss
-    if case == "raises":                     # the hint names the learner's line and the input being tried
+    if case == "raises":  # the hint names the learner's line and the input being tried
         assert "(line 3: return ids.not_a_method())" in miss["hint"]
         assert "the grader was running `same(f(ids, 0)" in miss["hint"]
 
 
 def test_an_endless_loop_hits_the_time_limit_and_ends_what_it_started(tmp_path):
     pid_file = tmp_path / "pid"
-    body = ("import subprocess, sys\n"
-            "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'])\n"
-            f"open({str(pid_file)!r}, 'w').write(str(p.pid))\n"
-            "while True:\n    pass\n")
+    body = (
+        "import subprocess, sys\n"
+        "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'])\n"
+        f"open({str(pid_file)!r}, 'w').write(str(p.pid))\n"
+        "while True:\n    pass\n"
+    )
     nb = replace_cell(solution("04"), 5, body, tmp_path, "loop")
     start = time.perf_counter()
     result = grade(nb, timeout=3)
     assert time.perf_counter() - start < 60
     assert points(result) == {**full_marks("04"), 5: 0}
     assert result["questions"][4]["reason"] == "took longer than 3 s"
-    pid = int(pid_file.read_text())                  # the process the cell started was killed with it
+    pid = int(pid_file.read_text())  # the process the cell started was killed with it
     for _ in range(50):
         try:
             state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
         except (FileNotFoundError, ProcessLookupError):
             break
-        if state in ("Z", "X"):                      # dead, waiting to be reaped
+        if state in ("Z", "X"):  # dead, waiting to be reaped
             break
         time.sleep(0.1)
     else:
         pytest.fail(f"process {pid} started by the learner's cell is still running")
 
 
-FORBIDDEN = {   # (chapter, question, code after the header): each uses what the question asks to write
-    "package_causal_mask": ("01", 1, "from transformer import causal_mask as reference\n\n"
-                                     "def causal_mask(size):\n    return reference(size)\n"),
-    "package_attention": ("01", 3, "import transformer.attention as A\n\n"
-                                   "def scaled_dot_product_attention(query, key, value, mask=None):\n"
-                                   "    return A.scaled_dot_product_attention(query, key, value, mask)\n"),
-    "torch_fused_attention": ("01", 3, "def scaled_dot_product_attention(query, key, value, mask=None):\n"
-                                       "    out = F.scaled_dot_product_attention(query, key, value, attn_mask=mask)\n"
-                                       "    return out.nan_to_num(0.0)\n"),
-    "package_attention_caught": ("01", 3, "from transformer.attention import attention_weights\n\n"
-                                          "def scaled_dot_product_attention(query, key, value, mask=None):\n"
-                                          "    try:\n        return attention_weights(query, key, mask) @ value\n"
-                                          "    except Exception:\n        return None\n"),
-    "subclass_of_package_mha": ("02", 3, "from transformer.multi_head import MultiHeadAttention as M\n\n"
-                                         "class MultiHeadAttention(M):\n    pass\n"),
-    "torch_mha": ("02", 1, "def split_heads(x, h):\n    nn.MultiheadAttention(x.size(-1), h)\n"
-                           "    b, n, d_model = x.shape\n    return x.view(b, n, h, d_model // h).transpose(1, 2)\n"),
-    "package_positional_table": ("03", 1, "from transformer.embeddings import PositionalEncoding\n\n"
-                                          "def sinusoidal_encoding(max_len, d_model):\n"
-                                          "    return PositionalEncoding(d_model, 0.0, max_len).pe.clone()\n"),
-    "package_sublayer_inside": ("04", 2, "from transformer.encoder import SublayerConnection as S\n\n"
-                                         "class SublayerConnection(nn.Module):\n"
-                                         "    def __init__(self, d_model, dropout=0.1, pre_norm=False):\n"
-                                         "        super().__init__()\n        self.inner = S(d_model, dropout, pre_norm)\n"
-                                         "        self.norm = self.inner.norm\n"
-                                         "    def forward(self, x, sublayer):\n        return self.inner(x, sublayer)\n"),
-    "model_forward": ("06", 1, "def transformer_forward(model, src, tgt, pad_id):\n    return model(src, tgt)\n"),
-    "package_smoothed_targets": ("07", 2, "from transformer.training import smoothed_targets as reference\n\n"
-                                          "def smoothed_targets(target, vocab, smoothing=0.1, pad_id=0):\n"
-                                          "    return reference(target, vocab, smoothing, pad_id)\n"),
-    "noam_from_the_package": ("07", 5, "from transformer.training import learning_rate\n\n"
-                                       "def noam_lr(step, d_model, warmup, factor=1.0):\n"
-                                       "    return learning_rate(step, d_model, warmup, factor)\n"),
-    "greedy_as_a_beam_of_one": ("08", 1, "from transformer.generation import beam_search\n\n"
-                                         "def greedy_search(model, src, bos_id, eos_id, max_len):\n"
-                                         "    return [h[0] for h in beam_search(model, src, bos_id, eos_id, max_len, beam_size=1)[0]]\n"),
-    "greedy_as_cold_sampling": ("08", 1, "import transformer.generation as D\n\n"
-                                         "def greedy_search(model, src, bos_id, eos_id, max_len):\n"
-                                         "    return D.sample(model, src, bos_id, eos_id, max_len, temperature=0)\n"),
-    "package_beam_search": ("08", 5, "from transformer import generation\n\n"
-                                     "def beam_search(model, src, bos_id, eos_id, max_len, beam_size=4, alpha=0.6):\n"
-                                     "    hyps, scores = generation.beam_search(model, src, bos_id, eos_id, max_len, beam_size, alpha,\n"
-                                     "                                        use_cache=False)\n"
-                                     "    return hyps[0][0], scores[0][0]\n"),
+FORBIDDEN = {  # (chapter, question, code after the header): each uses what the question asks to write
+    "package_causal_mask": (
+        "01",
+        1,
+        "from transformer import causal_mask as reference\n\ndef causal_mask(size):\n    return reference(size)\n",
+    ),
+    "package_attention": (
+        "01",
+        3,
+        "import transformer.attention as A\n\n"
+        "def scaled_dot_product_attention(query, key, value, mask=None):\n"
+        "    return A.scaled_dot_product_attention(query, key, value, mask)\n",
+    ),
+    "torch_fused_attention": (
+        "01",
+        3,
+        "def scaled_dot_product_attention(query, key, value, mask=None):\n"
+        "    out = F.scaled_dot_product_attention(query, key, value, attn_mask=mask)\n"
+        "    return out.nan_to_num(0.0)\n",
+    ),
+    "package_attention_caught": (
+        "01",
+        3,
+        "from transformer.attention import attention_weights\n\n"
+        "def scaled_dot_product_attention(query, key, value, mask=None):\n"
+        "    try:\n        return attention_weights(query, key, mask) @ value\n"
+        "    except Exception:\n        return None\n",
+    ),
+    "subclass_of_package_mha": (
+        "02",
+        3,
+        "from transformer.multi_head import MultiHeadAttention as M\n\nclass MultiHeadAttention(M):\n    pass\n",
+    ),
+    "torch_mha": (
+        "02",
+        1,
+        "def split_heads(x, h):\n    nn.MultiheadAttention(x.size(-1), h)\n"
+        "    b, n, d_model = x.shape\n    return x.view(b, n, h, d_model // h).transpose(1, 2)\n",
+    ),
+    "package_positional_table": (
+        "03",
+        1,
+        "from transformer.embeddings import PositionalEncoding\n\n"
+        "def sinusoidal_encoding(max_len, d_model):\n"
+        "    return PositionalEncoding(d_model, 0.0, max_len).pe.clone()\n",
+    ),
+    "package_sublayer_inside": (
+        "04",
+        2,
+        "from transformer.encoder import SublayerConnection as S\n\n"
+        "class SublayerConnection(nn.Module):\n"
+        "    def __init__(self, d_model, dropout=0.1, pre_norm=False):\n"
+        "        super().__init__()\n        self.inner = S(d_model, dropout, pre_norm)\n"
+        "        self.norm = self.inner.norm\n"
+        "    def forward(self, x, sublayer):\n        return self.inner(x, sublayer)\n",
+    ),
+    "model_forward": (
+        "06",
+        1,
+        "def transformer_forward(model, src, tgt, pad_id):\n    return model(src, tgt)\n",
+    ),
+    "package_smoothed_targets": (
+        "07",
+        2,
+        "from transformer.training import smoothed_targets as reference\n\n"
+        "def smoothed_targets(target, vocab, smoothing=0.1, pad_id=0):\n"
+        "    return reference(target, vocab, smoothing, pad_id)\n",
+    ),
+    "noam_from_the_package": (
+        "07",
+        5,
+        "from transformer.training import learning_rate\n\n"
+        "def noam_lr(step, d_model, warmup, factor=1.0):\n"
+        "    return learning_rate(step, d_model, warmup, factor)\n",
+    ),
+    "greedy_as_a_beam_of_one": (
+        "08",
+        1,
+        "from transformer.generation import beam_search\n\n"
+        "def greedy_search(model, src, bos_id, eos_id, max_len):\n"
+        "    return [h[0] for h in beam_search(model, src, bos_id, eos_id, max_len, beam_size=1)[0]]\n",
+    ),
+    "greedy_as_cold_sampling": (
+        "08",
+        1,
+        "import transformer.generation as D\n\n"
+        "def greedy_search(model, src, bos_id, eos_id, max_len):\n"
+        "    return D.sample(model, src, bos_id, eos_id, max_len, temperature=0)\n",
+    ),
+    "package_beam_search": (
+        "08",
+        5,
+        "from transformer import generation\n\n"
+        "def beam_search(model, src, bos_id, eos_id, max_len, beam_size=4, alpha=0.6):\n"
+        "    hyps, scores = generation.beam_search(model, src, bos_id, eos_id, max_len, beam_size, alpha,\n"
+        "                                        use_cache=False)\n"
+        "    return hyps[0][0], scores[0][0]\n",
+    ),
     # the package's own object under the learner's name: no learner code runs when the grader calls it
     "package_imported_as_is": ("01", 1, "from transformer.attention import causal_mask\n"),
-    "package_class_renamed": ("07", 3, "from transformer.training import LabelSmoothingLoss as reference\n"
-                                       "LabelSmoothingLoss = reference\n"),
-    "package_wrapped_in_partial": ("08", 6, "import functools\nfrom transformer.generation import sampling_probs as reference\n"
-                                            "sampling_probs = functools.partial(reference)\n"),
-    "model_encode": ("06", 1, "from transformer.attention import causal_mask, padding_mask\n\n"
-                              "def transformer_forward(model, src, tgt, pad_id):\n"
-                              "    s, t = padding_mask(src, pad_id), padding_mask(tgt, pad_id) & causal_mask(tgt.size(1))\n"
-                              "    return model.decode(tgt, model.encode(src, s), s, t)\n"),
-    "package_learn_bpe": ("09_1", 2, "from transformer.subwords import learn_bpe as reference\n\n"
-                                   "def learn_bpe(word_counts, n_merges):\n    return reference(word_counts, n_merges)\n"),
-    "sacrebleu_for_bleu": ("09", 2, "import sacrebleu\n\ndef corpus_bleu(hypotheses, references):\n"
-                                    "    bleu = sacrebleu.metrics.BLEU(tokenize='none', smooth_method='none', force=True)\n"
-                                    "    return bleu.corpus_score(hypotheses, [references]).score\n"),
-    "grader_reference_rope": ("13", 1, "from transformer_course.grader.questions.beyond import rope\n"),
-    "grader_reference_rescoring": ("10", 1, "from transformer_course.grader.questions import translation\n\n"
-                                            "def best_hypothesis(hypotheses, alpha):\n"
-                                            "    return translation.best_hypothesis(hypotheses, alpha)\n"),
+    "package_class_renamed": (
+        "07",
+        3,
+        "from transformer.training import LabelSmoothingLoss as reference\nLabelSmoothingLoss = reference\n",
+    ),
+    "package_wrapped_in_partial": (
+        "08",
+        6,
+        "import functools\nfrom transformer.generation import sampling_probs as reference\n"
+        "sampling_probs = functools.partial(reference)\n",
+    ),
+    "model_encode": (
+        "06",
+        1,
+        "from transformer.attention import causal_mask, padding_mask\n\n"
+        "def transformer_forward(model, src, tgt, pad_id):\n"
+        "    s, t = padding_mask(src, pad_id), padding_mask(tgt, pad_id) & causal_mask(tgt.size(1))\n"
+        "    return model.decode(tgt, model.encode(src, s), s, t)\n",
+    ),
+    "package_learn_bpe": (
+        "09_1",
+        2,
+        "from transformer.subwords import learn_bpe as reference\n\n"
+        "def learn_bpe(word_counts, n_merges):\n    return reference(word_counts, n_merges)\n",
+    ),
+    "sacrebleu_for_bleu": (
+        "10",
+        1,
+        "import sacrebleu\n\ndef corpus_bleu(hypotheses, references):\n"
+        "    bleu = sacrebleu.metrics.BLEU(tokenize='none', smooth_method='none', force=True)\n"
+        "    return bleu.corpus_score(hypotheses, [references]).score\n",
+    ),
+    "grader_reference_rope": (
+        "13",
+        1,
+        "import torch\nfrom transformer_course.grader.questions.beyond import rope\n\n"
+        "def rope_score(q, k, offset, base=10000.0):\n"
+        "    return (rope(q[None], torch.tensor([0]), base) @ rope(k[None], torch.tensor([offset]), base).T).item()\n",
+    ),
+    "grader_reference_rope_score": (
+        "13",
+        1,
+        "from transformer_course.grader.questions.beyond import rope_score\n",
+    ),
+    "grader_reference_rescoring": (
+        "10",
+        4,
+        "from transformer_course.grader.questions import translation\n\n"
+        "def best_hypothesis(hypotheses, alpha):\n"
+        "    return translation.best_hypothesis(hypotheses, alpha)\n",
+    ),
     # tokenizers' classes are compiled and cannot be subclassed: the ban wraps them in a function instead
-    "library_trainer": ("09_1", 2, "import json\nfrom tokenizers import Tokenizer, models, trainers\n\n"
-                                 "def learn_bpe(word_counts, n_merges):\n"
-                                 "    tok = Tokenizer(models.BPE())\n"
-                                 "    n_chars = len({c for word in word_counts for c in word})\n"
-                                 "    trainer = trainers.BpeTrainer(vocab_size=n_chars + n_merges, show_progress=False)\n"
-                                 "    tok.train_from_iterator([w for w, c in word_counts.items() for _ in range(c)], trainer)\n"
-                                 "    return [tuple(m) for m in json.loads(tok.to_str())['model']['merges']]\n"),
-    "library_bpe_model": ("09_1", 3, "from tokenizers.models import BPE\n\n"
-                                   "def segment(word, merges):\n"
-                                   "    vocab = {c: i for i, c in enumerate(sorted(set(word) | {c for m in merges for c in m[0] + m[1]}))}\n"
-                                   "    for left, right in merges:\n        vocab.setdefault(left + right, len(vocab))\n"
-                                   "    return [t.value for t in BPE(vocab=vocab, merges=list(merges)).tokenize(word)]\n"),
+    "library_trainer": (
+        "09_1",
+        2,
+        "import json\nfrom tokenizers import Tokenizer, models, trainers\n\n"
+        "def learn_bpe(word_counts, n_merges):\n"
+        "    tok = Tokenizer(models.BPE())\n"
+        "    n_chars = len({c for word in word_counts for c in word})\n"
+        "    trainer = trainers.BpeTrainer(vocab_size=n_chars + n_merges, show_progress=False)\n"
+        "    tok.train_from_iterator([w for w, c in word_counts.items() for _ in range(c)], trainer)\n"
+        "    return [tuple(m) for m in json.loads(tok.to_str())['model']['merges']]\n",
+    ),
+    "library_bpe_model": (
+        "09_1",
+        3,
+        "from tokenizers.models import BPE\n\n"
+        "def segment(word, merges):\n"
+        "    vocab = {c: i for i, c in enumerate(sorted(set(word) | {c for m in merges for c in m[0] + m[1]}))}\n"
+        "    for left, right in merges:\n        vocab.setdefault(left + right, len(vocab))\n"
+        "    return [t.value for t in BPE(vocab=vocab, merges=list(merges)).tokenize(word)]\n",
+    ),
 }
 
 
@@ -468,8 +640,8 @@ def test_command_line_json_table_and_hints(tmp_path):
         6: (ROOT / "tests" / "wrong_answers" / "01_q6_global_max.py").read_text().split("\n", 1)[1],
         7: "answer_q7 = 'aceg'",
     }
-    for number, body in broken.items():
-        cells[number].source = cells[number].source.split("\n", 1)[0] + "\n" + body
+    for n, body in broken.items():
+        cells[n].source = cells[n].source.split("\n", 1)[0] + "\n" + body
     path = tmp_path / "01_attention.ipynb"
     nbformat.write(nb, str(path))
     out = tmp_path / "result.json"
@@ -503,17 +675,22 @@ def test_command_line_json_table_and_hints(tmp_path):
 
 def test_report_tables_every_exercise(tmp_path):
     "`python -m transformer_course.grader report`: one row per exercise from the JSON files, misses named, the rest not graded yet."
-    for nn, number, body in (("01", 4, "answer_q4 = 0.5\n"), ("03", None, None)):
-        nb = replace_cell(solution(nn), number, body, tmp_path, "r") if number else solution(nn)
+    for nn, q, body in (("01", 4, "answer_q4 = 0.5\n"), ("03", None, None)):
+        nb = replace_cell(solution(nn), q, body, tmp_path, "r") if q else solution(nn)
         assert cli("grade", nb, "--json", tmp_path / "grades" / f"{solution(nn).stem}.json").returncode == 0
     run = cli("report", "--json-dir", tmp_path / "grades")
     assert run.returncode == 0, run.stderr
     rows = {line.split()[0]: line for line in run.stdout.splitlines()[1:]}
     assert sorted(rows) == sorted([*NOTEBOOKS, "total"])
     most = {nn: sum(full_marks(nn).values()) for nn in NOTEBOOKS}
-    assert re.search(rf"01_attention\s+{most['01_attention'] - 2}\s+{most['01_attention']}\s+q4: wrong value$",
-                     rows["01_attention"]), rows["01_attention"]
-    assert re.search(rf"03_embeddings\s+{most['03_embeddings']}\s+{most['03_embeddings']}\s+all done", rows["03_embeddings"])
+    assert re.search(
+        rf"01_attention\s+{most['01_attention'] - 2}\s+{most['01_attention']}\s+q4: wrong value$",
+        rows["01_attention"],
+    ), rows["01_attention"]
+    assert re.search(
+        rf"03_embeddings\s+{most['03_embeddings']}\s+{most['03_embeddings']}\s+all done",
+        rows["03_embeddings"],
+    )
     assert re.search(r"\s-\s+\d+\s+not graded yet", rows["02_multi_head"])
     total = most["01_attention"] - 2 + most["03_embeddings"]
     assert re.search(rf"total\s+{total}\s+{sum(most.values())}", rows["total"])
@@ -532,7 +709,7 @@ def test_hints_of_a_wrong_number_do_not_give_the_answer(tmp_path):
 def test_unreadable_notebooks_are_one_line_errors(tmp_path):
     bad = tmp_path / "01_attention.ipynb"
     bad.write_text("{ this is not json")
-    run = cli("grade", bad)                          # fails before importing torch, exit code 2
+    run = cli("grade", bad)  # fails before importing torch, exit code 2
     assert run.returncode == 2 and run.stderr.strip() == f"error: {bad}: not a Jupyter notebook (JSONDecodeError)"
     with pytest.raises(ValueError, match="no such file"):
         grade(tmp_path / "missing.ipynb")

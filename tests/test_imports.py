@@ -2,19 +2,21 @@
 modules of chapters numbered up to its own, and so does the chapter's own code (the cells it does
 not export, answers included).
 
-The number is the one in each notebook's title (`# 7.1 Checkpoints` -> 7.1), not the page's place
-in _toc.yml: the toc groups pages into parts (Part I's chapter 10 comes before Part II's 7.1 but may
-import it, since 7.1 < 10). A page without a number (the package's index) comes after every chapter."""
+The number is the one in each notebook's title (`# 9.1 Sub-words` -> 9.1). The book's order agrees
+with it: Part II is numbered after Part I, so a module of Part I imports only modules of Part I, and
+a lesson that uses a Part II tool says so on the import's line (`# ahead:`). A page without a number
+(the package's index) comes after every chapter."""
+
 import ast
 import json
 import math
 import re
 from pathlib import Path
 
-from transformer_course.reading_time import chapter_number, page_path, toc_parts
+from transformer_course.reading_time import PART_I, chapter_number, page_path, toc_parts
 
 ROOT = Path(__file__).resolve().parents[1]
-LAST = (math.inf,)                       # the place of a page without a chapter number
+LAST = (math.inf,)  # the place of a page without a chapter number
 
 
 def number_key(number):
@@ -34,9 +36,11 @@ def book_notebooks():
 
 
 def code_cells(doc):
-    return [("".join(c["source"]), c.get("id")) for c in
-            json.loads((ROOT / f"{doc}.ipynb").read_text(encoding="utf-8"))["cells"]
-            if c["cell_type"] == "code"]
+    return [
+        ("".join(c["source"]), c.get("id"))
+        for c in json.loads((ROOT / f"{doc}.ipynb").read_text(encoding="utf-8"))["cells"]
+        if c["cell_type"] == "code"
+    ]
 
 
 def exported(source):
@@ -57,8 +61,12 @@ def module_chapters():
 def package_names():
     "{name importable as `from transformer import name`: the module that defines it}."
     tree = ast.parse((ROOT / "transformer" / "__init__.py").read_text())
-    return {a.asname or a.name: node.module.split(".")[-1] for node in ast.walk(tree)
-            if isinstance(node, ast.ImportFrom) and node.module for a in node.names}
+    return {
+        a.asname or a.name: node.module.split(".")[-1]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module
+        for a in node.names
+    }
 
 
 def imported_modules(source, names=None):
@@ -68,12 +76,16 @@ def imported_modules(source, names=None):
     found = set()
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.ImportFrom):
-            if node.level == 1 and node.module: found.add(node.module.split(".")[0])
-            elif node.level == 1: found.update(a.name for a in node.names)
+            if node.level == 1 and node.module:
+                found.add(node.module.split(".")[0])
+            elif node.level == 1:
+                found.update(a.name for a in node.names)
             elif node.module and node.module.split(".")[0] == "transformer":
                 parts = node.module.split(".")
-                if len(parts) > 1: found.add(parts[1])
-                else: found.update(names.get(a.name, a.name) for a in node.names)
+                if len(parts) > 1:
+                    found.add(parts[1])
+                else:
+                    found.update(names.get(a.name, a.name) for a in node.names)
         elif isinstance(node, ast.Import):
             found.update(a.name.split(".")[1] for a in node.names if a.name.startswith("transformer."))
     return found
@@ -86,13 +98,16 @@ def python_source(source):
 
 def forward_imports(places, imports):
     "(module, imported module) pairs whose import goes to a chapter of a higher number."
-    return sorted((m, i) for m, used in imports.items() for i in used
-                  if m in places and i in places and places[i][0] > places[m][0])
+    return sorted(
+        (m, i)
+        for m, used in imports.items()
+        for i in used
+        if m in places and i in places and places[i][0] > places[m][0]
+    )
 
 
 def package_imports():
-    return {p.stem: imported_modules(p.read_text()) for p in (ROOT / "transformer").glob("*.py")
-            if p.stem != "_modidx"}
+    return {p.stem: imported_modules(p.read_text()) for p in (ROOT / "transformer").glob("*.py") if p.stem != "_modidx"}
 
 
 def without_announced_imports(source):
@@ -137,19 +152,44 @@ def test_imports_follow_the_chapters():
     places = module_chapters()
     bad = forward_imports(places, package_imports())
     assert not bad, "imports that go to a later chapter: " + ", ".join(
-        f"{m} ({places[m][1]}) imports {i} ({places[i][1]})" for m, i in bad)
+        f"{m} ({places[m][1]}) imports {i} ({places[i][1]})" for m, i in bad
+    )
 
 
 def test_chapters_code_imports_follow_the_chapters():
     bad = chapter_imports(module_chapters(), package_names())
     assert not bad, "chapter code that imports a later chapter's module: " + "; ".join(
-        f"{doc}, cell {cell}: transformer.{m} ({where})" for doc, cell, m, where in bad)
+        f"{doc}, cell {cell}: transformer.{m} ({where})" for doc, cell, m, where in bad
+    )
+
+
+def test_part_one_modules_import_only_part_one():
+    "The lessons' package stands alone: no module of Part I imports one of Part II (issue 48)."
+    part_of = {doc: caption for caption, docs in toc_parts(ROOT) for doc in docs}
+    places = module_chapters()
+    part_one = {m for m, (_, doc) in places.items() if part_of.get(doc) == PART_I}
+    assert {"attention", "model", "data", "translate"} <= part_one
+    bad = {
+        m: sorted(i for i in used if i in places and i not in part_one)
+        for m, used in package_imports().items()
+        if m in part_one
+    }
+    assert not any(bad.values()), f"Part I modules importing Part II: {bad}"
+
+
+def test_the_books_order_is_the_order_of_the_numbers():
+    "Reading the book front to back meets the chapters in the order of their numbers."
+    keys = [key for key in book_notebooks().values() if key != LAST]
+    assert keys == sorted(keys), keys
 
 
 def test_the_check_finds_a_forward_import():
-    places = {"training": ((7,), "chapters/07_training"), "loop": ((12,), "chapters/12_loop"),
-              "checkpoint": ((7, 1), "chapters/07_checkpoints"),
-              "translate": ((10,), "chapters/10_translation")}
+    places = {
+        "training": ((7,), "chapters/07_training"),
+        "loop": ((12,), "chapters/24_loop"),
+        "checkpoint": ((7, 1), "chapters/14_checkpoints"),
+        "translate": ((10,), "chapters/10_translation"),
+    }
     source = "from .training import make_batch\ndef f():\n    from transformer.loop import train\n"
     assert imported_modules(source) == {"training", "loop"}
     assert forward_imports(places, {"training": imported_modules(source)}) == [("training", "loop")]
@@ -164,8 +204,10 @@ def test_the_check_finds_a_forward_import():
 
 
 def test_an_announced_forward_import_is_allowed_and_only_it():
-    source = ("from transformer.shipped import load_translator  # ahead: 10.2's shipped folder\n"
-              "from transformer.cli import (train_main,\n    translate_main)\n")
+    source = (
+        "from transformer.shipped import load_translator  # ahead: 10.2's shipped folder\n"
+        "from transformer.cli import (train_main,\n    translate_main)\n"
+    )
     assert imported_modules(without_announced_imports(source)) == {"cli"}
     announced = "if True:\n    from transformer.loop import (train,  # ahead: chapter 12\n        x)\n"
     assert imported_modules(without_announced_imports(announced)) == set()
@@ -182,8 +224,15 @@ def module_table():
     places, imports = module_chapters(), package_imports()
     where = lambda m: places.get(m, (LAST, "(not in _toc.yml)"))
     rows = sorted((where(m)[0], m) for m in imports)
-    return [(m, len((ROOT / "transformer" / f"{m}.py").read_text().splitlines()), where(m)[1].split("/")[-1],
-             sorted(imports[m], key=lambda i: where(i)[0])) for _, m in rows]
+    return [
+        (
+            m,
+            len((ROOT / "transformer" / f"{m}.py").read_text().splitlines()),
+            where(m)[1].split("/")[-1],
+            sorted(imports[m], key=lambda i: where(i)[0]),
+        )
+        for _, m in rows
+    ]
 
 
 if __name__ == "__main__":

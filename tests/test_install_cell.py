@@ -1,6 +1,7 @@
 """Each chapter's first code cell installs the course where the kernel lacks it (Colab's launch
 button) and does nothing in a checkout. Tested offline: a fresh virtual environment that sees
 the course's dependencies but not the course installs it from a local clone of this repository."""
+
 import json
 import os
 import site
@@ -32,7 +33,7 @@ def test_in_a_checkout_the_cell_does_nothing(monkeypatch):
     calls = []
     monkeypatch.setattr(subprocess, "run", lambda *a, **kw: calls.append(a))
     exec(install_cell(CHAPTERS[0]), {})
-    assert calls == []                        # transformer is importable here: no pip
+    assert calls == []  # transformer is importable here: no pip
 
 
 @pytest.mark.e2e
@@ -47,16 +48,23 @@ def test_in_a_kernel_without_the_course_the_cell_installs_it(tmp_path):
     # the fresh environment sees this one's packages (torch, spacy, plotly ...) but not the course,
     # and uses its setuptools: the install runs without the network
     subprocess.run([python, "-m", "pip", "uninstall", "-q", "-y", "setuptools"], capture_output=True)
-    target = subprocess.run([python, "-c", "import site; print(site.getsitepackages()[0])"],
-                            capture_output=True, text=True, check=True).stdout.strip()
+    target = subprocess.run(
+        [python, "-c", "import site; print(site.getsitepackages()[0])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     Path(target, "course_dependencies.pth").write_text(site.getsitepackages()[0] + "\n")
-    env = {**os.environ, "TRANSFORMER_COURSE": clone.as_uri(), "PIP_NO_INDEX": "1",
-           "PIP_NO_BUILD_ISOLATION": "0"}
+    env = {
+        **os.environ,
+        "TRANSFORMER_COURSE": clone.as_uri(),
+        "PIP_NO_INDEX": "1",
+        "PIP_NO_BUILD_ISOLATION": "0",
+    }
     probe = "import importlib.util; print(importlib.util.find_spec('transformer') is None)"
     before = subprocess.run([python, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True)
-    assert before.stdout.strip() == "True", before.stderr          # the course is missing there
+    assert before.stdout.strip() == "True", before.stderr  # the course is missing there
     script = install_cell(CHAPTERS[0]) + "\nimport transformer, transformer_course.figures\nprint(transformer.__file__)"
-    r = subprocess.run([python, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True,
-                       timeout=300)
+    r = subprocess.run([python, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-3000:]
-    assert r.stdout.strip().startswith(target)                     # installed into the fresh venv
+    assert r.stdout.strip().startswith(target)  # installed into the fresh venv

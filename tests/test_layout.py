@@ -10,6 +10,7 @@ without a base class or patching methods on later, both worse to read than one l
 and a function such as the training loop reads best top to bottom, as nanoGPT's does, rather
 than cut into helpers that each hold a few of its lines (issue 43).
 """
+
 import ast
 import json
 from pathlib import Path
@@ -43,12 +44,14 @@ def layout_problems(nb, name):
             if len(line) > MAX_LINE:
                 problems.append(
                     f"{name}, cell {cell.get('id')}, line {i}: {len(line)} characters; "
-                    f"at most {MAX_LINE} fit the book's code column")
+                    f"at most {MAX_LINE} fit the book's code column"
+                )
         limit = MAX_CLASS if one_exported_class(lines) else MAX_CELL
         if len(lines) > limit:
             problems.append(
                 f"{name}, cell {cell.get('id')}: {len(lines)} lines; at most "
-                f"{limit} fit on a screen (split it, a sentence between the parts)")
+                f"{limit} fit on a screen (split it, a sentence between the parts)"
+            )
     return problems
 
 
@@ -59,24 +62,36 @@ def test_code_fits_the_column(path):
 
 
 def code_cell(cell_id, source):
-    return {"cell_type": "code", "id": cell_id, "metadata": {}, "outputs": [],
-            "execution_count": None, "source": source}
+    return {
+        "cell_type": "code",
+        "id": cell_id,
+        "metadata": {},
+        "outputs": [],
+        "execution_count": None,
+        "source": source,
+    }
 
 
 def test_layout_problems_finds_a_long_line_and_a_long_cell():
-    nb = {"cells": [
-        code_cell("longline", "x = 1\n" + "y = " + "1" * 85),  # line 2: 89 characters
-        code_cell("longcell", "\n".join(f"a{i} = {i}" for i in range(31))),
-        code_cell("fits", "\n".join(["z" * 88] * 30)),         # exactly at both limits
-        code_cell("class", "#| export\nclass A:\n" + "\n".join(f"    a{i} = {i}" for i in range(58))),
-        code_cell("bigclass", "#| export\nclass B:\n" + "\n".join(f"    b{i} = {i}" for i in range(59))),
-        code_cell("function", "#| export\ndef f():\n" + "\n".join(f"    c{i} = {i}" for i in range(58))),
-        code_cell("twofuncs", "#| export\ndef g(): pass\ndef h():\n" + "\n".join(f"    d{i} = {i}" for i in range(28))),
-        {"cell_type": "markdown", "id": "prose", "metadata": {}, "source": "w" * 200}]}
+    nb = {
+        "cells": [
+            code_cell("longline", "x = 1\n" + "y = " + "1" * 85),  # line 2: 89 characters
+            code_cell("longcell", "\n".join(f"a{i} = {i}" for i in range(31))),
+            code_cell("fits", "\n".join(["z" * 88] * 30)),  # exactly at both limits
+            code_cell("class", "#| export\nclass A:\n" + "\n".join(f"    a{i} = {i}" for i in range(58))),
+            code_cell("bigclass", "#| export\nclass B:\n" + "\n".join(f"    b{i} = {i}" for i in range(59))),
+            code_cell("function", "#| export\ndef f():\n" + "\n".join(f"    c{i} = {i}" for i in range(58))),
+            code_cell(
+                "twofuncs",
+                "#| export\ndef g(): pass\ndef h():\n" + "\n".join(f"    d{i} = {i}" for i in range(28)),
+            ),
+            {"cell_type": "markdown", "id": "prose", "metadata": {}, "source": "w" * 200},
+        ]
+    }
     problems = layout_problems(nb, "synthetic.ipynb")
     assert len(problems) == 4, problems
     assert "synthetic.ipynb, cell longline, line 2: 89 characters" in problems[0]
     assert "at most 88" in problems[0]
     assert "cell longcell: 31 lines; at most 30" in problems[1]
     assert "cell bigclass: 61 lines; at most 60" in problems[2]
-    assert "cell twofuncs: 31 lines; at most 30" in problems[3]   # one function only
+    assert "cell twofuncs: 31 lines; at most 30" in problems[3]  # one function only

@@ -1,9 +1,11 @@
 """Tests for transformer.multi_head against torch.nn.MultiheadAttention with copied weights,
 brute-force loops and properties."""
+
 import pytest
 import torch
 from torch import nn
 from torch.testing import assert_close
+
 from transformer.attention import causal_mask, padding_mask
 from transformer.multi_head import MultiHeadAttention
 
@@ -26,7 +28,7 @@ def pair(bias=True, fast=False, seed=0, d_model=D_MODEL, h=H):
     return ours, ref
 
 
-SRC_IDS = torch.tensor([[4, 7, 2, 9, 5, 3], [3, 8, 6, 0, 0, 0]])    # (batch=2, len_k=6), 0 = padding
+SRC_IDS = torch.tensor([[4, 7, 2, 9, 5, 3], [3, 8, 6, 0, 0, 0]])  # (batch=2, len_k=6), 0 = padding
 
 
 @pytest.mark.parametrize("fast", [False, True])
@@ -43,12 +45,13 @@ def test_self_attention_matches_torch(fast, bias):
 @pytest.mark.parametrize("fast", [False, True])
 def test_cross_attention_with_padding_matches_torch(fast):
     ours, ref = pair(fast=fast, seed=1)
-    query, memory = torch.randn(2, 3, D_MODEL), torch.randn(2, 6, D_MODEL)   # len_q = 3 != len_k = 6
+    query, memory = torch.randn(2, 3, D_MODEL), torch.randn(2, 6, D_MODEL)  # len_q = 3 != len_k = 6
     ours.store_weights = True
     with torch.no_grad():
         out = ours(query, memory, memory, padding_mask(SRC_IDS, 0))
-        expected, expected_weights = ref(query, memory, memory, key_padding_mask=(SRC_IDS == 0),
-                                         average_attn_weights=False)
+        expected, expected_weights = ref(
+            query, memory, memory, key_padding_mask=(SRC_IDS == 0), average_attn_weights=False
+        )
     assert out.shape == (2, 3, D_MODEL)
     assert_close(out, expected)
     assert ours.weights.shape == (2, H, 3, 6)
@@ -59,8 +62,10 @@ def test_distinct_key_and_value_match_torch():
     ours, ref = pair(seed=7)
     query, key, value = torch.randn(2, 3, D_MODEL), torch.randn(2, 6, D_MODEL), torch.randn(2, 6, D_MODEL)
     with torch.no_grad():
-        assert_close(ours(query, key, value, padding_mask(SRC_IDS, 0)),
-                     ref(query, key, value, key_padding_mask=(SRC_IDS == 0))[0])
+        assert_close(
+            ours(query, key, value, padding_mask(SRC_IDS, 0)),
+            ref(query, key, value, key_padding_mask=(SRC_IDS == 0))[0],
+        )
 
 
 def test_gradients_match_torch():
@@ -82,21 +87,21 @@ def test_gradients_match_torch():
 
 def test_parameter_count():
     count = lambda m: sum(p.numel() for p in m.parameters())
-    assert count(MultiHeadAttention(512, 8)) == 4 * 512 ** 2 + 4 * 512 == 1_050_624
-    assert count(MultiHeadAttention(512, 1)) == 1_050_624                      # one full-width head
-    assert count(MultiHeadAttention(512, 8, bias=False)) == 4 * 512 ** 2
+    assert count(MultiHeadAttention(512, 8)) == 4 * 512**2 + 4 * 512 == 1_050_624
+    assert count(MultiHeadAttention(512, 1)) == 1_050_624  # one full-width head
+    assert count(MultiHeadAttention(512, 8, bias=False)) == 4 * 512**2
     assert count(MultiHeadAttention(512, 8)) == count(nn.MultiheadAttention(512, 8))
 
 
 def test_store_weights_are_distributions_over_unmasked_keys():
     ours, _ = pair(seed=3)
     query, memory = torch.randn(2, 3, D_MODEL), torch.randn(2, 6, D_MODEL)
-    mask = padding_mask(SRC_IDS, 0)                             # (2, 1, 1, 6)
+    mask = padding_mask(SRC_IDS, 0)  # (2, 1, 1, 6)
     ours(query, memory, memory, mask)
-    assert ours.weights is None                                 # off by default
+    assert ours.weights is None  # off by default
     ours.store_weights = True
     ours(query, memory, memory, mask)
-    w = ours.weights                                            # (2, H, 3, 6)
+    w = ours.weights  # (2, H, 3, 6)
     assert w.shape == (2, H, 3, 6) and not w.requires_grad
     real = mask.expand_as(w)
     assert (w[~real] == 0).all()
@@ -112,7 +117,15 @@ def test_d_model_not_divisible_by_h_raises(d_model, h):
 
 def test_attributes():
     m = MultiHeadAttention(24, 6, dropout=0.1, fast=True)
-    assert (m.d_model, m.h, m.d_k, m.dropout, m.fast, m.store_weights, m.weights) == (24, 6, 4, 0.1, True, False, None)
+    assert (m.d_model, m.h, m.d_k, m.dropout, m.fast, m.store_weights, m.weights) == (
+        24,
+        6,
+        4,
+        0.1,
+        True,
+        False,
+        None,
+    )
     for lin in (m.w_q, m.w_k, m.w_v, m.w_o):
         assert isinstance(lin, nn.Linear) and lin.weight.shape == (24, 24)
 
@@ -125,13 +138,13 @@ def test_split_and_merge_heads_brute_force():
     for b in range(2):
         for i in range(3):
             for n in range(5):
-                assert torch.equal(s[b, i, n], x[b, n, i * 4:(i + 1) * 4])
+                assert torch.equal(s[b, i, n], x[b, n, i * 4 : (i + 1) * 4])
     assert torch.equal(m.merge_heads(s), x)
     heads = torch.randn(2, 3, 5, 4)
     merged = m.merge_heads(heads)
     assert merged.shape == (2, 5, 12)
     for i in range(3):
-        assert torch.equal(merged[..., i * 4:(i + 1) * 4], heads[:, i])
+        assert torch.equal(merged[..., i * 4 : (i + 1) * 4], heads[:, i])
 
 
 def test_project_kv_and_cache_callable():
@@ -142,12 +155,14 @@ def test_project_kv_and_cache_callable():
     with torch.no_grad():
         assert_close(k, ours.split_heads(ours.w_k(x)))
         assert_close(v, ours.split_heads(ours.w_v(x)))
-        full = ours(x, x, x, causal_mask(5))                    # (2, 5, D_MODEL)
+        full = ours(x, x, x, causal_mask(5))  # (2, 5, D_MODEL)
         calls = []
-        def cache(module, key, value):                         # chapter 8's contract: return the whole prefix's k, v
+
+        def cache(module, key, value):  # chapter 8's contract: return the whole prefix's k, v
             calls.append((module, key.shape, value.shape))
             return module.project_kv(x, x)
-        last = ours(x[:, -1:], x[:, -1:], x[:, -1:], cache=cache)   # the newest token attends to all 5
+
+        last = ours(x[:, -1:], x[:, -1:], x[:, -1:], cache=cache)  # the newest token attends to all 5
     assert calls == [(ours, (2, 1, D_MODEL), (2, 1, D_MODEL))]
     assert_close(last, full[:, -1:])
 
@@ -171,7 +186,7 @@ def test_fast_equals_explicit_with_masks():
     fast = MultiHeadAttention(D_MODEL, H, fast=True)
     fast.load_state_dict(ours.state_dict())
     x = torch.randn(2, 6, D_MODEL)
-    left = padding_mask(torch.tensor([[0, 0, 5, 6, 7, 8], [1, 2, 3, 4, 5, 6]]), 0) & causal_mask(6)   # empty rows
+    left = padding_mask(torch.tensor([[0, 0, 5, 6, 7, 8], [1, 2, 3, 4, 5, 6]]), 0) & causal_mask(6)  # empty rows
     with torch.no_grad():
         for mask in (None, padding_mask(SRC_IDS, 0), causal_mask(6), left):
             assert_close(fast(x, x, x, mask), ours(x, x, x, mask))

@@ -1,13 +1,13 @@
 """The rule for a missing prerequisite (tests/conftest.py): without Multi30k a test is skipped
 with a clear reason, but under CI (CI=true, as .ci/run sets it) it fails; and the tests that
 need the data reach it through that rule, not through a skip of their own."""
+
 import gzip
 import re
 from pathlib import Path
 
-import pytest
-
 import conftest
+import pytest
 from conftest import MULTI30K_FILES, in_ci, shared_data, skip_or_fail
 
 TESTS = Path(__file__).resolve().parent
@@ -65,7 +65,9 @@ def test_a_complete_folder_is_used_with_or_without_ci(nowhere, monkeypatch):
 def test_the_tests_never_download(nowhere, monkeypatch):
     "A machine without the data: no MULTI30K_DIR, no copy next to the repository, an empty cache."
     import urllib.request
+
     import transformer.data
+
     monkeypatch.delenv("MULTI30K_DIR")
     monkeypatch.setattr(urllib.request, "urlopen", no_download)
     monkeypatch.setattr(urllib.request, "urlretrieve", no_download)
@@ -103,23 +105,27 @@ def test_no_test_file_skips_on_missing_data_by_itself():
 def test_a_test_that_trains_without_the_e2e_mark_fails():
     "require_e2e (tests/conftest.py), which the train command's helper calls when a model was trained."
     import conftest as c
+
     class Item:
         nodeid, marks = "tests/test_x.py::test_y", {}
+
         def get_closest_marker(self, name):
             return self.marks.get(name)
+
     item, running = Item(), c._CURRENT[0]
     c._CURRENT[0] = item
     try:
         with pytest.raises(pytest.fail.Exception, match="test_y: trained a model, but the test lacks "):
             c.require_e2e("trained a model")
         item.marks = {"e2e": pytest.mark.e2e.mark}
-        c.require_e2e("trained a model")              # marked: nothing happens
+        c.require_e2e("trained a model")  # marked: nothing happens
     finally:
         c._CURRENT[0] = running
 
 
 def test_the_e2e_mark_is_registered():
     import sys
+
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover

@@ -1,19 +1,41 @@
 """Tests for transformer.training (chapter 7): the toy task, batches, the sampler, label smoothing, the schedule,
-evaluation, the loop `fit`; and for transformer.fused_loss (7.2), held to the readable loss."""
+evaluation, the loop `fit`; and for transformer.fused_loss (chapter 15), held to the readable loss."""
+
 import math
 
 import pytest
 import torch
 import torch.nn.functional as F
 from torch.testing import assert_close
+from training_helpers import (
+    BOS,
+    DATA,
+    EOS,
+    PAD,
+    VALID,
+    assert_same_params,
+    batches_per_epoch,
+    one_thread,  # noqa: F401 (an autouse fixture)
+    params,
+    random_lengths,
+    tiny_model,
+)
 
 from transformer.fused_loss import FusedLabelSmoothingLoss, _FusedSmoothedLoss
-from transformer.training import (LabelSmoothingLoss, TokenBatchSampler, validation_loss, fit, learning_rate,
-                                  linear_decay_lr, make_batch, make_optimizer, noam_lr, reverse_task, smoothed_targets,
-                                  toy_splits)
-from training_helpers import (BOS, DATA, EOS, PAD, VALID, assert_same_params, batches_per_epoch, params, random_lengths,
-                              tiny_model)
-from training_helpers import one_thread  # noqa: F401 (an autouse fixture)
+from transformer.training import (
+    LabelSmoothingLoss,
+    TokenBatchSampler,
+    fit,
+    learning_rate,
+    linear_decay_lr,
+    make_batch,
+    make_optimizer,
+    noam_lr,
+    reverse_task,
+    smoothed_targets,
+    toy_splits,
+    validation_loss,
+)
 
 
 def test_reverse_task():
@@ -29,22 +51,22 @@ def test_reverse_task():
     repeats = reverse_task(500, vocab_size=6, max_len=8, seed=0, distinct=False)
     assert any(len(set(t)) < len(t) for _, t in repeats) and all(4 <= x < 6 for _, t in repeats for x in t)
     with pytest.raises(ValueError):
-        reverse_task(1, vocab_size=8, max_len=5)           # 4 symbols cannot make 5 distinct ones
+        reverse_task(1, vocab_size=8, max_len=5)  # 4 symbols cannot make 5 distinct ones
 
 
 def test_toy_splits_hold_out_unseen_sources_once_each():
     train, valid, test = toy_splits()
     assert (len(train), len(valid), len(test)) == (10_000, 500, 500)
-    assert train == reverse_task(10_000, seed=0)                      # the chapter's training pairs
+    assert train == reverse_task(10_000, seed=0)  # the chapter's training pairs
     seen = {tuple(s) for s, _ in train}
     held = [tuple(s) for s, _ in valid + test]
     assert not seen.intersection(held) and len(set(held)) == len(held)
     assert all(t == s[-2::-1] for s, t in valid + test)
-    assert toy_splits() == (train, valid, test)                        # the same split every time
+    assert toy_splits() == (train, valid, test)  # the same split every time
     small = toy_splits(n_train=50, n_valid=3, n_test=4, vocab_size=10, max_len=4)
     assert [len(x) for x in small] == [50, 3, 4] and all(len(t) <= 4 for _, t in small[0])
     with pytest.raises(ValueError, match="unseen sources"):
-        toy_splits(n_train=2000, n_valid=400, n_test=400, vocab_size=7, max_len=2)   # only 6 * 5 + 6 exist
+        toy_splits(n_train=2000, n_valid=400, n_test=400, vocab_size=7, max_len=2)  # only 6 * 5 + 6 exist
 
 
 def test_make_batch_shift_padding_and_masks():
@@ -57,7 +79,7 @@ def test_make_batch_shift_padding_and_masks():
     assert b.src_mask.shape == (3, 1, 1, 6) and b.tgt_mask.shape == (3, 1, 6, 6)
     for r, (s, t) in enumerate(examples):
         assert b.src_mask[r, 0, 0].tolist() == [j < len(s) for j in range(6)]
-        expected = [[j <= i and j <= len(t) for j in range(6)] for i in range(6)]   # causal, key j not padding
+        expected = [[j <= i and j <= len(t) for j in range(6)] for i in range(6)]  # causal, key j not padding
         assert b.tgt_mask[r, 0].tolist() == expected
     assert b.src.dtype == torch.long
 
@@ -71,8 +93,8 @@ def test_make_batch_random_examples():
     # the shift: input position i + 1 holds what output position i had to predict (wherever the input is real)
     shifted = b.tgt_in[:, 1:] != PAD
     assert torch.equal(b.tgt_in[:, 1:][shifted], b.tgt_out[:, :-1][shifted])
-    assert torch.equal(shifted.sum(1) + 1, real.sum(1))         # the output has one more real token: <eos>
-    last = real.sum(1) - 1                                      # position of <eos> in each row
+    assert torch.equal(shifted.sum(1) + 1, real.sum(1))  # the output has one more real token: <eos>
+    last = real.sum(1) - 1  # position of <eos> in each row
     assert (b.tgt_out[torch.arange(30), last] == EOS).all()
 
 
@@ -104,7 +126,7 @@ def test_sampler_groups_similar_lengths():
     key = lambda i: (src[i], tgt[i])
     ranges = sorted((min(map(key, b)), max(map(key, b))) for b in batches)
     for (_, hi), (lo, _) in zip(ranges, ranges[1:]):
-        assert hi <= lo                                          # batches are contiguous runs of the length order
+        assert hi <= lo  # batches are contiguous runs of the length order
 
 
 def test_sampler_deterministic_per_seed_and_different_across_epochs():
@@ -113,9 +135,11 @@ def test_sampler_deterministic_per_seed_and_different_across_epochs():
     first = epoch(a)
     assert first == epoch(b) and first != epoch(c)
     assert a.epoch == 1 and epoch(a) != first
-    s1 = TokenBatchSampler(src, tgt, 200, seed=0); s1.epoch = 1
-    s2 = TokenBatchSampler(src, tgt, 200, seed=0); epoch(s2)
-    assert epoch(s1) == epoch(s2)                                # epoch 1 is the same however we get there
+    s1 = TokenBatchSampler(src, tgt, 200, seed=0)
+    s1.epoch = 1
+    s2 = TokenBatchSampler(src, tgt, 200, seed=0)
+    epoch(s2)
+    assert epoch(s1) == epoch(s2)  # epoch 1 is the same however we get there
     assert len({len(TokenBatchSampler(src, tgt, 200, seed=0)) for _ in range(2)}) == 1
 
 
@@ -124,7 +148,8 @@ def brute_force_q(target, vocab, eps, pad):
     for idx in range(target.numel()):
         pos = divmod(idx, target.shape[1])
         y = target[pos].item()
-        if y == pad: continue
+        if y == pad:
+            continue
         for v in range(vocab):
             q[pos][v] = 0.0 if v == pad else (1 - eps if v == y else eps / (vocab - 2))
     return q
@@ -138,7 +163,7 @@ def test_smoothed_targets_brute_force(eps, pad):
     q = smoothed_targets(target, 9, eps, pad)
     assert_close(q, brute_force_q(target, 9, eps, pad))
     real = target != pad
-    assert (q[..., pad] == 0).all()                             # <pad> never gets probability
+    assert (q[..., pad] == 0).all()  # <pad> never gets probability
     assert_close(q[real].sum(-1), torch.ones(int(real.sum())))
     assert (q[~real] == 0).all()
 
@@ -159,7 +184,7 @@ def test_label_smoothing_loss_against_explicit_cross_entropy_and_kl(eps):
     loss = LabelSmoothingLoss(eps, PAD)(logits, target)
     assert_close(loss, explicit)
     entropy = -(q[real] * q[real].clamp(min=1e-30).log()).sum()
-    kl = F.kl_div(logp[real], q[real], reduction="sum")           # PyTorch's KL(q || p)
+    kl = F.kl_div(logp[real], q[real], reduction="sum")  # PyTorch's KL(q || p)
     assert_close(loss, (kl + entropy) / real.sum())
 
 
@@ -182,7 +207,7 @@ def test_label_smoothing_gradient_is_p_minus_q_and_ignores_padding():
     real = target != PAD
     p = logits.detach().softmax(-1)
     q = brute_force_q(target, V, eps, PAD)
-    expected = (p - q) * real.unsqueeze(-1) / real.sum()          # d(mean cross-entropy)/d logits
+    expected = (p - q) * real.unsqueeze(-1) / real.sum()  # d(mean cross-entropy)/d logits
     assert_close(logits.grad, expected)
     assert (logits.grad[~real] == 0).all()
 
@@ -199,29 +224,34 @@ def test_label_smoothing_loss_accepts_bf16_logits():
 def test_noam_lr_closed_formula_and_peak():
     for d_model, warmup in [(512, 4000), (64, 100), (1024, 4000)]:
         for s in [1, 2, warmup // 2, warmup - 1, warmup, warmup + 1, 10 * warmup]:
-            expected = d_model ** -0.5 * min(s ** -0.5, s * warmup ** -1.5)
+            expected = d_model**-0.5 * min(s**-0.5, s * warmup**-1.5)
             assert math.isclose(noam_lr(s, d_model, warmup), expected, rel_tol=1e-12)
         rates = [noam_lr(s, d_model, warmup) for s in range(1, 3 * warmup)]
         assert rates.index(max(rates)) + 1 == warmup
         assert math.isclose(max(rates), (d_model * warmup) ** -0.5, rel_tol=1e-12)
-        assert all(a < b for a, b in zip(rates[:warmup - 1], rates[1:warmup]))       # linear warmup
-        assert all(a > b for a, b in zip(rates[warmup - 1:], rates[warmup:]))        # then decay
+        assert all(a < b for a, b in zip(rates[: warmup - 1], rates[1:warmup]))  # linear warmup
+        assert all(a > b for a, b in zip(rates[warmup - 1 :], rates[warmup:]))  # then decay
     assert math.isclose(noam_lr(10, 64, 100, factor=0.5), 0.5 * noam_lr(10, 64, 100))
-    assert math.isclose(noam_lr(4000, 512, 4000), 512 ** -0.5 * 4000 ** -0.5)
+    assert math.isclose(noam_lr(4000, 512, 4000), 512**-0.5 * 4000**-0.5)
     assert noam_lr(0, 512, 4000) == noam_lr(1, 512, 4000)
 
 
 def test_linear_decay_closed_formula():
     d_model, warmup, total = 64, 10, 50
     peak = (d_model * warmup) ** -0.5
-    for s in range(1, warmup + 1):                          # the warmup is Noam's
+    for s in range(1, warmup + 1):  # the warmup is Noam's
         assert math.isclose(linear_decay_lr(s, d_model, warmup, total), peak * s / warmup, rel_tol=1e-12)
-    for s in range(warmup, total + 1):                      # then a line from the peak to 0 at total + 1
+    for s in range(warmup, total + 1):  # then a line from the peak to 0 at total + 1
         expected = peak * (total + 1 - s) / (total + 1 - warmup)
         assert math.isclose(linear_decay_lr(s, d_model, warmup, total), expected, rel_tol=1e-12)
-    assert linear_decay_lr(total + 1, d_model, warmup, total) == 0 == linear_decay_lr(10 * total, d_model, warmup, total)
+    assert (
+        linear_decay_lr(total + 1, d_model, warmup, total) == 0 == linear_decay_lr(10 * total, d_model, warmup, total)
+    )
     assert linear_decay_lr(total, d_model, warmup, total) > 0
-    assert math.isclose(linear_decay_lr(30, d_model, warmup, total, factor=0.3), 0.3 * linear_decay_lr(30, d_model, warmup, total))
+    assert math.isclose(
+        linear_decay_lr(30, d_model, warmup, total, factor=0.3),
+        0.3 * linear_decay_lr(30, d_model, warmup, total),
+    )
     with pytest.raises(ValueError, match="decay_steps"):
         learning_rate(1, d_model, warmup, decay_steps=warmup)
 
@@ -229,7 +259,7 @@ def test_linear_decay_closed_formula():
 def test_validation_loss_matches_one_big_batch():
     model = tiny_model(dropout=0.3).train()
     metrics = validation_loss(model, VALID, PAD, BOS, EOS, max_tokens=30, smoothing=0.1)
-    assert model.training                                        # the mode is restored
+    assert model.training  # the mode is restored
     model.eval()
     b = make_batch(VALID, PAD, BOS, EOS)
     with torch.no_grad():
@@ -242,22 +272,27 @@ def test_validation_loss_matches_one_big_batch():
 
 @pytest.mark.parametrize("eps", [0.0, 0.1, 0.25])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
-@pytest.mark.parametrize("rows", [64, 3])                                                 # one block, or ten
+@pytest.mark.parametrize("rows", [64, 3])  # one block, or ten
 def test_fused_loss_equals_the_readable_one_and_its_gradient_is_p_minus_q(eps, dtype, rows):
     torch.manual_seed(1)
     vocab = 11
-    target = torch.randint(1, vocab, (4, 7)); target[0, 4:] = PAD; target[3, :] = PAD    # a row of padding only
-    target[1, 2] = 4                                                                       # and a repeated id
+    target = torch.randint(1, vocab, (4, 7))
+    target[0, 4:] = PAD
+    target[3, :] = PAD  # a row of padding only
+    target[1, 2] = 4  # and a repeated id
     real = target != PAD
     x = (3 * torch.randn(4, 7, vocab)).to(dtype)
     results = []
     for fused in (False, True):
         logits = x.clone().requires_grad_()
-        loss = (_FusedSmoothedLoss.apply(logits, target, eps, PAD, rows) if fused
-                else LabelSmoothingLoss(eps, PAD)(logits, target))
-        if fused and rows == 64:                                                           # the module: the same
+        loss = (
+            _FusedSmoothedLoss.apply(logits, target, eps, PAD, rows)
+            if fused
+            else LabelSmoothingLoss(eps, PAD)(logits, target)
+        )
+        if fused and rows == 64:  # the module: the same
             assert_close(FusedLabelSmoothingLoss(eps, PAD)(x.clone(), target), loss.detach())
-        (2.5 * loss).backward()                                                            # an upstream gradient
+        (2.5 * loss).backward()  # an upstream gradient
         results.append((loss, logits.grad))
     (loss_r, grad_r), (loss_f, grad_f) = results
     assert_close(loss_f, loss_r)
@@ -265,9 +300,9 @@ def test_fused_loss_equals_the_readable_one_and_its_gradient_is_p_minus_q(eps, d
     tol = dict(atol=1e-2, rtol=1e-2) if dtype == torch.bfloat16 else {}
     assert_close(grad_f.float(), grad_r.float(), **tol)
     q = smoothed_targets(target, vocab, eps, PAD)
-    expected = 2.5 * (x.float().softmax(-1) - q) * real.unsqueeze(-1) / real.sum()        # independent of both
+    expected = 2.5 * (x.float().softmax(-1) - q) * real.unsqueeze(-1) / real.sum()  # independent of both
     assert_close(grad_f.float(), expected, **tol)
-    assert (grad_f[3] == 0).all() and (grad_f[0, 4:] == 0).all()                         # padding gets nothing
+    assert (grad_f[3] == 0).all() and (grad_f[0, 4:] == 0).all()  # padding gets nothing
 
 
 def test_fused_loss_with_no_real_token_is_zero_with_zero_gradient():
@@ -279,9 +314,9 @@ def test_fused_loss_with_no_real_token_is_zero_with_zero_gradient():
 
 def test_learning_rate_is_noam_or_the_linear_decay():
     for s in (1, 50, 100, 101, 250, 400):
-        assert learning_rate(s, 512, 100) == pytest.approx(512 ** -0.5 * min(s ** -0.5, s * 100 ** -1.5))
-        peak = 2.0 * 512 ** -0.5 * 100 ** -0.5
-        expected = 2.0 * 512 ** -0.5 * s * 100 ** -1.5 if s <= 100 else peak * (401 - s) / 301
+        assert learning_rate(s, 512, 100) == pytest.approx(512**-0.5 * min(s**-0.5, s * 100**-1.5))
+        peak = 2.0 * 512**-0.5 * 100**-0.5
+        expected = 2.0 * 512**-0.5 * s * 100**-1.5 if s <= 100 else peak * (401 - s) / 301
         assert learning_rate(s, 512, 100, 2.0, decay_steps=400) == pytest.approx(expected)
     assert learning_rate(401, 512, 100, 2.0, decay_steps=400) == 0.0
     with pytest.raises(ValueError, match="larger than warmup"):
@@ -299,7 +334,7 @@ def test_fused_loss_without_gradient_keeps_none_and_is_the_readable_loss():
 def reference_fit(model, pairs, max_steps, max_tokens, warmup, lr_factor, smoothing, decay_steps, seed):
     "fit's loop written out: the losses of its updates, one by one."
     sampler = TokenBatchSampler([len(s) for s, _ in pairs], [len(t) + 1 for _, t in pairs], max_tokens, seed=seed)
-    batches = [b for _ in range(max_steps) for b in sampler][:max_steps]      # epochs in a row
+    batches = [b for _ in range(max_steps) for b in sampler][:max_steps]  # epochs in a row
     adam, losses = make_optimizer(model), []
     model.train()
     for step, indices in enumerate(batches, 1):
@@ -317,14 +352,21 @@ def reference_fit(model, pairs, max_steps, max_tokens, warmup, lr_factor, smooth
 @pytest.mark.parametrize("decay_steps", [None, 30])
 def test_fit_is_the_loop_of_the_chapter(decay_steps):
     n_batches = batches_per_epoch(48)
-    kw = dict(max_steps=n_batches + 5, max_tokens=48, warmup=5, lr_factor=2.0, smoothing=0.1, decay_steps=decay_steps,
-              seed=3)                                                          # more than one epoch
+    kw = dict(
+        max_steps=n_batches + 5,
+        max_tokens=48,
+        warmup=5,
+        lr_factor=2.0,
+        smoothing=0.1,
+        decay_steps=decay_steps,
+        seed=3,
+    )  # more than one epoch
     model, seen = tiny_model(seed=1), []
     torch.manual_seed(7)
     assert fit(model, DATA, **kw, callback=lambda step, loss: seen.append((step, loss))) is model
-    assert not model.training                                                  # returned in eval mode
+    assert not model.training  # returned in eval mode
     reference = tiny_model(seed=1)
-    torch.manual_seed(7)                                                       # the same dropout masks
+    torch.manual_seed(7)  # the same dropout masks
     expected = reference_fit(reference, DATA, **kw)
     assert [s for s, _ in seen] == list(range(1, kw["max_steps"] + 1))
     assert [l for _, l in seen] == pytest.approx(expected, rel=1e-5)

@@ -1,11 +1,12 @@
 """One input check in two languages: chapter 10's `check_source` (Python, used by every translator of
-the course) and its copy in the page's JavaScript, tools/translator_input.mjs (run here with node).
+the course) and its copy in the page's JavaScript, tools/book/translator_input.mjs (run here with node).
 
 Both get the same sentences, with the ids that the shipped model's tokenizer.json gives them (computed
 once, in Python, so both sides see the same ids): good ones and bad ones, at and just past each limit.
 They must accept the same ones with the same ids and refuse the others with the same message, and
 both must give the answers written down here, so that changing a rule on either side, or on both,
 fails the test."""
+
 import json
 import re
 import shutil
@@ -14,15 +15,14 @@ from pathlib import Path
 
 import pytest
 import tokenizers
-
-from transformer.data import Vocab
-from transformer.translate import MAX_CHARS, InputError, TranslatorProtocol, check_source
-
 from conftest import skip_or_fail
 
+from transformer.data import Vocab
+from transformer.translators import MAX_CHARS, InputError, TranslatorProtocol, check_source
+
 ROOT = Path(__file__).resolve().parents[1]
-MODULE = ROOT / "tools" / "translator_input.mjs"
-PAGE = ROOT / "tools" / "book_translator.js"
+MODULE = ROOT / "tools" / "book" / "translator_input.mjs"
+PAGE = ROOT / "tools" / "book" / "book_translator.js"
 MODEL = ROOT / "models" / "de-en-cpu"
 EOS = Vocab.eos_id
 
@@ -67,7 +67,7 @@ def words_filling(encode, n_ids):
 def cases(encode, max_len):
     """(name, sentence, max_len, expected: "ok" or the message). A max_len of 10**6 tests the
     character limit alone; ids are the shipped tokenizer's."""
-    full = words_filling(encode, max_len)                    # max_len - 1 tokens and <eos>
+    full = words_filling(encode, max_len)  # max_len - 1 tokens and <eos>
     over = full + " Hund"
     n_over = len(encode(over)) - 1
     EMPTY, BIG = "the sentence is empty", 10**6
@@ -90,8 +90,12 @@ def cases(encode, max_len):
         ("max_len ids", full, max_len, "ok"),
         ("max_len + 1 ids", over, max_len, tokens(n_over, max_len)),
         ("a small max_len, at it", "Zwei Hunde.", len(encode("Zwei Hunde.")), "ok"),
-        ("a small max_len, one short", "Zwei Hunde.", len(encode("Zwei Hunde.")) - 1,
-         tokens(len(encode("Zwei Hunde.")) - 1, len(encode("Zwei Hunde.")) - 1)),
+        (
+            "a small max_len, one short",
+            "Zwei Hunde.",
+            len(encode("Zwei Hunde.")) - 1,
+            tokens(len(encode("Zwei Hunde.")) - 1, len(encode("Zwei Hunde.")) - 1),
+        ),
     ]
 
 
@@ -99,9 +103,10 @@ def assert_translator_interface(translator):
     """`translator` satisfies TranslatorProtocol: the methods, with the Protocol's parameter names
     (test_translate, test_onnx and test_ctranslate call it for the three translators)."""
     import inspect
+
     assert isinstance(translator, TranslatorProtocol)
     for name in ("input_ids", "translate", "translate_ids"):
-        expected = list(inspect.signature(getattr(TranslatorProtocol, name)).parameters)[1:]   # without self
+        expected = list(inspect.signature(getattr(TranslatorProtocol, name)).parameters)[1:]  # without self
         assert list(inspect.signature(getattr(translator, name)).parameters) == expected, name
     assert len(translator.langs) == 2
 
@@ -116,8 +121,7 @@ def python_answer(sentence, ids, max_len):
 def javascript_answers(node, tmp_path, inputs):
     driver = tmp_path / "driver.mjs"
     driver.write_text(DRIVER % MODULE.resolve().as_uri())
-    r = subprocess.run([node, str(driver)], input=json.dumps(inputs), capture_output=True, text=True,
-                       timeout=60)
+    r = subprocess.run([node, str(driver)], input=json.dumps(inputs), capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout)
 
@@ -132,7 +136,7 @@ def test_python_and_the_page_accept_and_refuse_the_same_sentences_in_the_same_wo
         ours = python_answer(sentence, given["ids"], given["max_len"])
         assert ours == theirs, f"{name}: Python {ours}, JavaScript {theirs}"
         assert ours == ({"ids": given["ids"]} if expected == "ok" else {"error": expected}), name
-        assert "error" in ours or ours["ids"][-1] == EOS          # tokenizer.json appends <eos>
+        assert "error" in ours or ours["ids"][-1] == EOS  # tokenizer.json appends <eos>
     assert len(js["results"]) == len(table)
 
 
@@ -145,22 +149,21 @@ def test_messages_are_one_line_and_the_word_rule_is_pythons_alone():
     encoded = []
     with pytest.raises(InputError, match="the sentence is empty"):
         check_source(" ", encoded.append, 10)
-    assert not encoded                                   # refused before it is encoded
+    assert not encoded  # refused before it is encoded
     text = MODULE.read_text()
-    assert "unseen" not in re.sub(r"//.*", "", text)     # the module holds no such rule
+    assert "unseen" not in re.sub(r"//.*", "", text)  # the module holds no such rule
 
 
 def test_the_page_imports_the_check_and_the_build_serves_it(node, tmp_path):
     "book_translator.js imports translator_input.mjs by the name book_translator.py serves it under; both parse."
-    import sys
-    sys.path.insert(0, str(ROOT / "tools"))
-    import book_translator
+    from tools.book import book_translator
+
     page = PAGE.read_text()
     imported = re.search(r'from "\./(translator_input\.mjs)"', page)
     assert imported and book_translator.SCRIPTS[imported[1]] == MODULE
     assert book_translator.SCRIPTS["translator.js"] == PAGE
-    assert "checkSource(" in page and "MAX_CHARS" not in page   # no second copy of the rules
-    for path in (PAGE, MODULE):                                 # both parse as ES modules
+    assert "checkSource(" in page and "MAX_CHARS" not in page  # no second copy of the rules
+    for path in (PAGE, MODULE):  # both parse as ES modules
         copy = tmp_path / (path.stem + ".mjs")
         copy.write_text(path.read_text())
         r = subprocess.run([node, "--check", str(copy)], capture_output=True, text=True, timeout=60)
@@ -169,5 +172,6 @@ def test_the_page_imports_the_check_and_the_build_serves_it(node, tmp_path):
 
 def test_the_page_reads_the_onnx_json_format_the_package_writes():
     from transformer.onnx_export import ONNX_FORMAT
+
     declared = re.search(r"const ONNX_FORMAT = (\d+);", PAGE.read_text())
     assert declared and int(declared[1]) == ONNX_FORMAT

@@ -4,8 +4,8 @@
 
 # %% auto #0
 __all__ = ['SPLITS', 'MULTI30K_LANGS', 'LANGS', 'MULTI30K_URL', 'MULTI30K_TOK_URL', 'JOIN', 'SPECIALS', 'DataError',
-           'check_languages', 'split_files', 'default_cache_dir', 'given_folder', 'fetch_url', 'corpus_file',
-           'multi30k_dir', 'read_lines', 'load_split', 'load_tokenized_references', 'Tokenizer', 'Vocab', 'unk_rate',
+           'check_languages', 'split_files', 'default_cache_folder', 'given_folder', 'fetch_url', 'corpus_file',
+           'multi30k_folder', 'read_lines', 'load_split', 'load_tokenized_references', 'Tokenizer', 'Vocab', 'unk_rate',
            'with_eos', 'Pipeline', 'WordPipeline']
 
 # %% ../chapters/09_multi30k.ipynb #97a6f9ab
@@ -41,7 +41,7 @@ def split_files(split, langs=LANGS):
     return tuple(f"{split}.{lang}.gz" for lang in langs)
 
 # %% ../chapters/09_multi30k.ipynb #9e40c035
-def default_cache_dir():
+def default_cache_folder():
     "Where downloads are kept: $XDG_CACHE_HOME (or ~/.cache)/transformer/multi30k."
     cache_home = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     return cache_home / "transformer" / "multi30k"
@@ -73,8 +73,8 @@ def corpus_file(folder, split, lang):
                     f"{split}.{lang}.gz); it has {', '.join(others)}")
 
 # %% ../chapters/09_multi30k.ipynb #5806d7ce
-def multi30k_dir(path=None, splits=("train", "val", "test_2016_flickr"), download=True,
-                 fetch=fetch_url, url=MULTI30K_URL, langs=LANGS):
+def multi30k_folder(path=None, splits=("train", "val", "test_2016_flickr"),
+                    download=True, fetch=fetch_url, url=MULTI30K_URL, langs=LANGS):
     """The folder holding the files of `splits` in `langs`: `path`, else $MULTI30K_DIR,
     else the cache (downloading Multi30k's)."""
     folder = given_folder(path)
@@ -84,7 +84,7 @@ def multi30k_dir(path=None, splits=("train", "val", "test_2016_flickr"), downloa
             for lang in langs: corpus_file(folder, split, lang)
         return folder
     names = [n for s in splits for n in split_files(s, langs)]
-    folder = default_cache_dir()
+    folder = default_cache_folder()
     missing = [n for n in names if not (folder / n).is_file()]
     if missing and not download:
         raise DataError(f"Multi30k not found: set MULTI30K_DIR or pass a data folder "
@@ -119,7 +119,7 @@ def load_split(split, path=None, download=True, src="de", tgt="en"):
     """One split as a list of (source, target) sentence pairs: Multi30k's, or a
     folder's own SPLIT.LANG(.gz) files; a DataError for a malformed corpus."""
     check_languages(src, tgt)
-    folder = multi30k_dir(path, [split], download, langs=(src, tgt))
+    folder = multi30k_folder(path, [split], download, langs=(src, tgt))
     files = [corpus_file(folder, split, lang) for lang in (src, tgt)]
     sides = [read_lines(f) for f in files]
     for f, lines in zip(files, sides):
@@ -139,7 +139,7 @@ def load_tokenized_references(split, lang, path=None, download=True, fetch=fetch
     """Multi30k's lowercased, tokenised references of `split` in `lang`: the file
     tok/SPLIT.lc.norm.tok.LANG of the data folder or of the cache, or None."""
     name, given = f"{split}.lc.norm.tok.{lang}", given_folder(path)
-    file = (given or default_cache_dir()) / "tok" / name
+    file = (given or default_cache_folder()) / "tok" / name
     if given is None and download and not file.is_file():     # Multi30k's, fetched
         file.parent.mkdir(parents=True, exist_ok=True)
         try: fetch(MULTI30K_TOK_URL.format(name=name), file)

@@ -132,7 +132,7 @@ class KVCache:
                         for kv in self.self_kv]
 
     def keep(self, rows):
-        "Keep only `rows` (a LongTensor), in this order: the sentences decoding (8.1)."
+        "Keep only `rows` (a LongTensor), in this order: the sentences still decoding."
         pick = lambda kv: (kv[0].index_select(0, rows), kv[1].index_select(0, rows))
         self.cross = [pick(kv) for kv in self.cross]
         self.self_kv = [kv if kv is None else pick(kv) for kv in self.self_kv]

@@ -16,6 +16,7 @@ counting only what the built book shows a reader before the page's `## Answers` 
 The opening box of a Part I chapter (the markdown cell after its title) has a line
 `- **Time:** about N minutes.`; `--write` sets N to the page's minutes rounded to the nearest 5.
 """
+
 import argparse
 import glob
 import json
@@ -29,7 +30,7 @@ CODE_LINES_PER_MINUTE = 15
 HIDDEN_TAGS = {"remove-cell", "remove-input", "hide-input", "hide-cell"}
 ANSWERS = re.compile(r"^##\s+Answers\b", re.MULTILINE)
 TIME_LINE = re.compile(r"^(- \*\*Time:\*\* about )(\d+)( minutes?\.)$", re.MULTILINE)
-PART_I = "Part I. The Transformer"     # the caption of Part I in _toc.yml
+PART_I = "Part I. The Transformer"  # the caption of Part I in _toc.yml
 
 _WORD = re.compile(r"\w+(?:[’'.,:/-]\w+)*")
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,}|:{3,})\s*(\{[\w:-]+\})?\s*(.*)$")
@@ -39,6 +40,7 @@ _OPTION = re.compile(r"^\s*:[\w-]+:(\s|$)")
 @dataclass
 class Counts:
     "What a reader reads on a page: words of prose and non-blank lines of code."
+
     words: int = 0
     code_lines: int = 0
 
@@ -53,34 +55,39 @@ class Counts:
 def prose_words(text: str) -> int:
     "Words a reader sees in Markdown `text` (no link targets, images, tags or LaTeX command names)."
     text = re.sub(r"<!--.*?-->", " ", text, flags=re.DOTALL)
-    text = re.sub(r"!\[[^\]]*\]\([^)]*\)", " ", text)                 # images: no words to read
-    text = re.sub(r"\]\([^)]*\)", "] ", text)                          # [text](target) -> [text]
-    text = re.sub(r"\{[\w:-]+\}`([^`<]*)(<[^>`]*>)?`", r"\1", text)    # {term}`text <target>`
-    text = re.sub(r"<[^>\n]+>", " ", text)                             # HTML tags
-    text = re.sub(r"\\[A-Za-z]+", " ", text)                           # \sqrt, \mathrm ...
+    text = re.sub(r"!\[[^\]]*\]\([^)]*\)", " ", text)  # images: no words to read
+    text = re.sub(r"\]\([^)]*\)", "] ", text)  # [text](target) -> [text]
+    text = re.sub(r"\{[\w:-]+\}`([^`<]*)(<[^>`]*>)?`", r"\1", text)  # {term}`text <target>`
+    text = re.sub(r"<[^>\n]+>", " ", text)  # HTML tags
+    text = re.sub(r"\\[A-Za-z]+", " ", text)  # \sqrt, \mathrm ...
     return len(_WORD.findall(text))
 
 
 def markdown_counts(text: str) -> Counts:
     """Counts of a Markdown text: prose outside fences and inside directives ({admonition},
     {dropdown} ...), code inside plain code fences (```python, ```text, ```)."""
-    counts, stack = Counts(), []        # stack: the open fences, (marker, is_code)
+    counts, stack = Counts(), []  # stack: the open fences, (marker, is_code)
     for line in text.splitlines():
-        if not stack and line.lstrip().startswith("%"):       # a MyST comment
+        if not stack and line.lstrip().startswith("%"):  # a MyST comment
             continue
         fence = _FENCE.match(line)
         if fence:
             marker, directive, rest = fence.groups()
-            closes = stack and marker.startswith(stack[-1][0][0]) and len(marker) >= len(stack[-1][0]) \
-                and not directive and not rest
+            closes = (
+                stack
+                and marker.startswith(stack[-1][0][0])
+                and len(marker) >= len(stack[-1][0])
+                and not directive
+                and not rest
+            )
             if closes:
                 stack.pop()
                 continue
-            if not (stack and stack[-1][1]):                  # a fence opens (not inside code)
+            if not (stack and stack[-1][1]):  # a fence opens (not inside code)
                 is_code = directive is None or directive in ("{code-block}", "{code-cell}", "{code}")
                 stack.append((marker, is_code))
                 if directive and not is_code:
-                    counts.words += prose_words(rest)          # the directive's title
+                    counts.words += prose_words(rest)  # the directive's title
                 continue
         if stack and stack[-1][1]:
             counts.code_lines += bool(line.strip())
@@ -92,7 +99,7 @@ def markdown_counts(text: str) -> Counts:
 def before_answers(text: str) -> tuple[str, bool]:
     "The part of `text` before a `## Answers` heading, and whether the heading was there."
     found = ANSWERS.search(text)
-    return (text[:found.start()], True) if found else (text, False)
+    return (text[: found.start()], True) if found else (text, False)
 
 
 def notebook_counts(nb: dict) -> Counts:
@@ -140,12 +147,16 @@ def _docs(entries, root: Path) -> list[str]:
     docs = []
     for entry in entries or []:
         if "file" in entry:
-            docs.append(str(Path(entry["file"]).with_suffix("")) if Path(entry["file"]).suffix
-                        in (".ipynb", ".md") else entry["file"])
+            docs.append(
+                str(Path(entry["file"]).with_suffix(""))
+                if Path(entry["file"]).suffix in (".ipynb", ".md")
+                else entry["file"]
+            )
         if "glob" in entry:
             found = sorted(glob.glob(str(Path(root) / entry["glob"])))
-            docs += sorted({str(Path(p).relative_to(root).with_suffix(""))
-                            for p in found if Path(p).suffix in (".ipynb", ".md")})
+            docs += sorted(
+                {str(Path(p).relative_to(root).with_suffix("")) for p in found if Path(p).suffix in (".ipynb", ".md")}
+            )
         docs += _docs(entry.get("sections"), root)
     return docs
 
@@ -153,7 +164,8 @@ def _docs(entries, root: Path) -> list[str]:
 def toc_parts(root: Path = ROOT) -> list[tuple[str, list[str]]]:
     """The book's parts in order, from _toc.yml: [(caption, documents)], the root page first as
     its own part "Start here"; a toc without parts gives one part, "Chapters"."""
-    import yaml                        # a checkout's dependency (the book's), not the package's
+    import yaml  # a checkout's dependency (the book's), not the package's
+
     toc = yaml.safe_load((Path(root) / "_toc.yml").read_text(encoding="utf-8"))
     parts = [("Start here", [toc["root"]])]
     if toc.get("parts"):
@@ -167,14 +179,13 @@ def title(path: Path) -> str:
     "The page's title: the text of its first `# ` heading."
     text = path.read_text(encoding="utf-8")
     if path.suffix == ".ipynb":
-        text = "\n".join("".join(c["source"]) for c in json.loads(text)["cells"]
-                         if c["cell_type"] == "markdown")
+        text = "\n".join("".join(c["source"]) for c in json.loads(text)["cells"] if c["cell_type"] == "markdown")
     found = re.search(r"^# (.+)$", text, re.MULTILINE)
     return found.group(1).strip() if found else path.stem
 
 
 def chapter_number(path: Path) -> str | None:
-    "The chapter number in the page's title ('# 7.1 Checkpoints' -> '7.1'), None if it has none."
+    "The chapter number in the page's title ('# 14 Checkpoints' -> 'chapter 14'), None if it has none."
     found = re.match(r"(\d+(?:\.\d+)?)\.?\s", title(path))
     return found.group(1) if found else None
 
@@ -268,11 +279,14 @@ def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="python -m transformer_course.reading_time",
         description="Reading time of every page of the book (prose at 180 words a minute, code at "
-                    "15 lines a minute, answers not counted), by part of _toc.yml.")
+        "15 lines a minute, answers not counted), by part of _toc.yml.",
+    )
     parser.add_argument("--root", type=Path, default=ROOT, help="the repository (default: this one)")
-    parser.add_argument("--write", action="store_true",
-                        help="set the time in every Part I opening box to the computed one, "
-                             "rounded to the nearest 5 minutes")
+    parser.add_argument(
+        "--write",
+        action="store_true",
+        help="set the time in every Part I opening box to the computed one, rounded to the nearest 5 minutes",
+    )
     args = parser.parse_args(argv)
     pages = book_pages(args.root)
     print(table(pages))

@@ -6,7 +6,7 @@ that are already in the page, so the figure works in the published book as well 
 JupyterLab, with nothing running behind it.
 
 Where plotly.js comes from:
-- in the book, the site serves its own copy: tools/book_figures.py (a Sphinx extension) copies
+- in the book, the site serves its own copy: tools/book/book_figures.py (a Sphinx extension) copies
   plotly.min.js out of the installed `plotly` package into the site and adds it to the pages
   that have a figure, and sets TRANSFORMER_FIGURES_SITE=1 for the kernels that run the
   chapters, so the figures themselves do not carry it;
@@ -15,6 +15,7 @@ Where plotly.js comes from:
 
 This package is not part of `transformer` on purpose: the model package stays free of plotting.
 """
+
 import html
 import json
 import os
@@ -23,8 +24,15 @@ import uuid
 SITE_ENV = "TRANSFORMER_FIGURES_SITE"
 CONFIG = {"displaylogo": False, "displayModeBar": False, "responsive": True}
 
-__all__ = ["Interactive", "interactive", "lookup_figure", "beam_steps", "bpe_merges",
-           "block_diagram", "SITE_ENV"]
+__all__ = [
+    "Interactive",
+    "interactive",
+    "lookup_figure",
+    "beam_steps",
+    "bpe_merges",
+    "block_diagram",
+    "SITE_ENV",
+]
 
 
 class Interactive:
@@ -38,9 +46,8 @@ class Interactive:
 
 
 def _plotly_div(fig, div_id, post_script=None):
-    inline = os.environ.get(SITE_ENV) != "1"        # the book's pages load plotly.min.js
-    return fig.to_html(full_html=False, include_plotlyjs=inline, div_id=div_id, config=CONFIG,
-                       post_script=post_script)
+    inline = os.environ.get(SITE_ENV) != "1"  # the book's pages load plotly.min.js
+    return fig.to_html(full_html=False, include_plotlyjs=inline, div_id=div_id, config=CONFIG, post_script=post_script)
 
 
 # A click on a point whose customdata is a button's number does what that button does.
@@ -60,7 +67,7 @@ def interactive(fig, clickable=False):
     `clickable`, clicking a point whose customdata is n does what button n of the first
     button row does (the button stays the way to reach it from the keyboard)."""
     div = _plotly_div(fig, f"tf-{uuid.uuid4().hex[:12]}", _CLICK_JS if clickable else None)
-    mark = ' data-clickable="1"' if clickable else ""     # tools/figure_check.py clicks points
+    mark = ' data-clickable="1"' if clickable else ""  # tools/book/figure_check.py clicks points
     return Interactive(f'<div class="tf-figure"{mark}>{div}</div>')
 
 
@@ -105,15 +112,21 @@ def lookup_figure(fig, values, table, start, trace=0):
             f'<label style="margin-right:1.2em">{html.escape(name)} '
             f'<input type="range" min="0" max="{len(options) - 1}" step="1" value="{i}" '
             f'data-name="{html.escape(name)}" aria-label="{html.escape(name)}"> '
-            f'<output data-name="{html.escape(name)}">{options[i]}</output></label>')
+            f'<output data-name="{html.escape(name)}">{options[i]}</output></label>'
+        )
     caption = table["|".join(str(start[n]) for n in values)]["caption"]
-    script = _LOOKUP_JS % dict(root=json.dumps(root), plot=json.dumps(plot), trace=trace,
-                               values=json.dumps({k: [str(v) for v in vs] for k, vs in values.items()}),
-                               table=json.dumps(table, separators=(",", ":")))
+    script = _LOOKUP_JS % dict(
+        root=json.dumps(root),
+        plot=json.dumps(plot),
+        trace=trace,
+        values=json.dumps({k: [str(v) for v in vs] for k, vs in values.items()}),
+        table=json.dumps(table, separators=(",", ":")),
+    )
     return Interactive(
         f'<div class="tf-figure" id="{root}"><div class="tf-controls">{"".join(sliders)}</div>'
         f'<p class="tf-caption">{html.escape(caption)}</p>{_plotly_div(fig, plot)}'
-        f"<script>{script}</script></div>")
+        f"<script>{script}</script></div>"
+    )
 
 
 def _combinations(values):
@@ -136,16 +149,23 @@ def beam_steps(steps, show, eos_id, pruned=8, height=520):
     kept hypothesis to the kept one it extends, one step back. A finished hypothesis
     (ending in `eos_id`) that stays in the beam extends itself."""
     import plotly.graph_objects as go
-    fig, before, lowest = go.Figure(), {(): 0.0}, 0.0     # the score of each kept prefix
+
+    fig, before, lowest = go.Figure(), {(): 0.0}, 0.0  # the score of each kept prefix
     for t, step in enumerate(steps, start=1):
         kept = [(h[0], sc) for h, sc, k in step if k]
         others = sorted(((h[0], sc) for h, sc, k in step if not k), key=lambda x: -x[1])
         for group, colour, symbol in ((kept, KEPT, "circle"), (others[:pruned], PRUNED, "x")):
-            fig.add_trace(go.Scatter(
-                x=[t] * len(group), y=[sc for _, sc in group], mode="markers",
-                text=[show(tokens) for tokens, _ in group], textposition="middle right",
-                marker=dict(color=colour, symbol=symbol, size=9),
-                hovertemplate="%{text}<br>score %{y:.2f}<extra></extra>"))
+            fig.add_trace(
+                go.Scatter(
+                    x=[t] * len(group),
+                    y=[sc for _, sc in group],
+                    mode="markers",
+                    text=[show(tokens) for tokens, _ in group],
+                    textposition="middle right",
+                    marker=dict(color=colour, symbol=symbol, size=9),
+                    hovertemplate="%{text}<br>score %{y:.2f}<extra></extra>",
+                )
+            )
             lowest = min([lowest] + [sc for _, sc in group])
         xs, ys = [], []
         for tokens, sc in kept:
@@ -159,20 +179,27 @@ def beam_steps(steps, show, eos_id, pruned=8, height=520):
         "Visibility and mode of every trace when the slider is at step t."
         visible, mode = [], []
         for s in range(1, len(steps) + 1):
-            visible += [s <= t, s == t, s <= t]          # kept so far, pruned now, links
+            visible += [s <= t, s == t, s <= t]  # kept so far, pruned now, links
             mode += ["markers+text" if s == t else "markers", "markers", "lines"]
         return {"visible": visible, "mode": mode}
 
     for key, values in at_step(1).items():
         for trace, value in zip(fig.data, values):
             trace[key] = value
-    slider = dict(active=0, currentvalue={"prefix": "step "}, pad={"t": 40},
-                  steps=[dict(label=str(t), method="restyle", args=[at_step(t)])
-                         for t in range(1, len(steps) + 1)])
-    fig.update_layout(sliders=[slider], showlegend=False, height=height,
-                      xaxis=dict(title="step", range=[-0.2, len(steps) + 2.5], dtick=1),
-                      yaxis=dict(title="score: log P / lp", range=[lowest - 0.5, 0.5]),
-                      margin=dict(t=20, l=60, r=20, b=20))
+    slider = dict(
+        active=0,
+        currentvalue={"prefix": "step "},
+        pad={"t": 40},
+        steps=[dict(label=str(t), method="restyle", args=[at_step(t)]) for t in range(1, len(steps) + 1)],
+    )
+    fig.update_layout(
+        sliders=[slider],
+        showlegend=False,
+        height=height,
+        xaxis=dict(title="step", range=[-0.2, len(steps) + 2.5], dtick=1),
+        yaxis=dict(title="score: log P / lp", range=[lowest - 0.5, 0.5]),
+        margin=dict(t=20, l=60, r=20, b=20),
+    )
     return fig
 
 
@@ -186,33 +213,58 @@ def bpe_merges(levels, height=200):
     every piece a box as wide as its characters, in alternating colours, its text inside; the
     slider shows one level at a time."""
     import plotly.graph_objects as go
+
     fig = go.Figure()
-    for n, pieces in levels:
+    for _n, pieces in levels:
         widths = [max(1, len(p)) for p in pieces]
         starts = [sum(widths[:i]) for i in range(len(widths))]
-        fig.add_trace(go.Bar(
-            y=[0] * len(pieces), x=widths, base=starts, orientation="h", text=pieces,
-            textposition="inside", insidetextanchor="middle", textangle=0,
-            marker=dict(color=[PIECE_COLOURS[i % 2] for i in range(len(pieces))],
-                        line=dict(color="white", width=2)),
-            hovertemplate="%{text}<extra></extra>", visible=False))
+        fig.add_trace(
+            go.Bar(
+                y=[0] * len(pieces),
+                x=widths,
+                base=starts,
+                orientation="h",
+                text=pieces,
+                textposition="inside",
+                insidetextanchor="middle",
+                textangle=0,
+                marker=dict(
+                    color=[PIECE_COLOURS[i % 2] for i in range(len(pieces))],
+                    line=dict(color="white", width=2),
+                ),
+                hovertemplate="%{text}<extra></extra>",
+                visible=False,
+            )
+        )
     fig.data[0].visible = True
-    slider = dict(active=0, currentvalue={"prefix": "merges: "}, pad={"t": 30},
-                  steps=[dict(label=f"{n:,}", method="restyle",
-                              args=[{"visible": [j == i for j in range(len(levels))]}])
-                         for i, (n, _) in enumerate(levels)])
-    fig.update_layout(sliders=[slider], showlegend=False, height=height, barmode="overlay",
-                      xaxis=dict(visible=False), yaxis=dict(visible=False),
-                      uniformtext=dict(minsize=8, mode="show"),
-                      margin=dict(t=10, l=10, r=10, b=10))
+    slider = dict(
+        active=0,
+        currentvalue={"prefix": "merges: "},
+        pad={"t": 30},
+        steps=[
+            dict(label=f"{n:,}", method="restyle", args=[{"visible": [j == i for j in range(len(levels))]}])
+            for i, (n, _) in enumerate(levels)
+        ],
+    )
+    fig.update_layout(
+        sliders=[slider],
+        showlegend=False,
+        height=height,
+        barmode="overlay",
+        xaxis=dict(visible=False),
+        yaxis=dict(visible=False),
+        uniformtext=dict(minsize=8, mode="show"),
+        margin=dict(t=10, l=10, r=10, b=10),
+    )
     return fig
 
 
 SELECTED, OUTLINE, BLOCK_FILL = "#c44e52", "black", "#f4f1ea"
 
 
-def block_diagram(blocks, captions, arrows=(), groups=(), notes=(), start=None,
-                  x_range=(0, 10), y_range=(0, 10), height=600):
+def block_diagram(
+    blocks, captions, arrows=(), groups=(), notes=(), start=None, x_range=(0, 10), y_range=(0, 10), height=600
+):
     """A diagram of labelled blocks joined by arrows, in which a click anywhere on a block
     picks its kind: every block of that kind gets a red outline, and the line above the
     diagram shows `captions[kind]` (HTML: it may hold a link). A row of buttons, one per kind
@@ -228,6 +280,7 @@ def block_diagram(blocks, captions, arrows=(), groups=(), notes=(), start=None,
     blocks' edges, so that each block is a cell (or several) whose customdata is its
     kind's button; the cells between blocks are gaps, which neither hover nor click."""
     import plotly.graph_objects as go
+
     kinds = list(captions)
     start = start or kinds[0]
     xs = sorted({*x_range, *(b[1] for b in blocks), *(b[1] + b[3] for b in blocks)})
@@ -235,56 +288,103 @@ def block_diagram(blocks, captions, arrows=(), groups=(), notes=(), start=None,
 
     def block_at(x, y):
         "The block that holds the point (x, y), or None."
-        return next((b for b in blocks if b[1] < x < b[1] + b[3] and b[2] < y < b[2] + b[4]),
-                    None)
+        return next((b for b in blocks if b[1] < x < b[1] + b[3] and b[2] < y < b[2] + b[4]), None)
 
-    cells = [[block_at((x0 + x1) / 2, (y0 + y1) / 2) for x0, x1 in zip(xs, xs[1:])]
-             for y0, y1 in zip(ys, ys[1:])]                        # (rows = y, columns = x)
+    cells = [
+        [block_at((x0 + x1) / 2, (y0 + y1) / 2) for x0, x1 in zip(xs, xs[1:])] for y0, y1 in zip(ys, ys[1:])
+    ]  # (rows = y, columns = x)
     button = [[None if b is None else kinds.index(b[0]) for b in row] for row in cells]
     clear = [[0, "rgba(0,0,0,0)"], [1, "rgba(0,0,0,0)"]]
-    fig = go.Figure(go.Heatmap(
-        x=xs, y=ys, z=button, customdata=button, colorscale=clear, showscale=False,
-        hoverongaps=False, hoverinfo="text",
-        hovertext=[["" if b is None else b[5].replace("<br>", " ") for b in row]
-                   for row in cells]))
+    fig = go.Figure(
+        go.Heatmap(
+            x=xs,
+            y=ys,
+            z=button,
+            customdata=button,
+            colorscale=clear,
+            showscale=False,
+            hoverongaps=False,
+            hoverinfo="text",
+            hovertext=[["" if b is None else b[5].replace("<br>", " ") for b in row] for row in cells],
+        )
+    )
     line_x, line_y = [], []
-    for points in arrows:                          # every segment but the last: one trace
+    for points in arrows:  # every segment but the last: one trace
         line_x += [p[0] for p in points[:-1]] + [None]
         line_y += [p[1] for p in points[:-1]] + [None]
-    fig.add_trace(go.Scatter(x=line_x, y=line_y, mode="lines", hoverinfo="skip",
-                             line=dict(color=OUTLINE, width=1.5)))
-    fig.add_annotation(x=sum(x_range) / 2, y=y_range[1] - 0.25, text=captions[start],
-                       showarrow=False, font_size=13)              # annotations[0]: the caption
-    for points in arrows:                          # the last segment, with its head
+    fig.add_trace(go.Scatter(x=line_x, y=line_y, mode="lines", hoverinfo="skip", line=dict(color=OUTLINE, width=1.5)))
+    fig.add_annotation(
+        x=sum(x_range) / 2, y=y_range[1] - 0.25, text=captions[start], showarrow=False, font_size=13
+    )  # annotations[0]: the caption
+    for points in arrows:  # the last segment, with its head
         (ax, ay), (x, y) = points[-2], points[-1]
-        fig.add_annotation(x=x, y=y, ax=ax, ay=ay, xref="x", yref="y", axref="x", ayref="y",
-                           text="", showarrow=True, arrowhead=2, arrowwidth=1.5,
-                           arrowcolor=OUTLINE, standoff=0)
+        fig.add_annotation(
+            x=x,
+            y=y,
+            ax=ax,
+            ay=ay,
+            xref="x",
+            yref="y",
+            axref="x",
+            ayref="y",
+            text="",
+            showarrow=True,
+            arrowhead=2,
+            arrowwidth=1.5,
+            arrowcolor=OUTLINE,
+            standoff=0,
+        )
     for _, x0, y0, w, h, label in blocks:
-        fig.add_annotation(x=x0 + w / 2, y=y0 + h / 2, text=label, showarrow=False,
-                           font_size=11)
+        fig.add_annotation(x=x0 + w / 2, y=y0 + h / 2, text=label, showarrow=False, font_size=11)
     for x, y, text in notes:
         fig.add_annotation(x=x, y=y, text=text, showarrow=False, font_size=11)
 
     def shapes(picked):
         "The groups' dashed frames and the blocks, those of kind `picked` outlined in red."
-        frames = [dict(type="rect", x0=x0, y0=y0, x1=x1, y1=y1,
-                       line=dict(color="#888", width=1, dash="dash"))
-                  for x0, y0, x1, y1 in groups]
-        return frames + [dict(type="rect", x0=x0, y0=y0, x1=x0 + w, y1=y0 + h,
-                              fillcolor=BLOCK_FILL,
-                              line=dict(width=4 if k == picked else 1,
-                                        color=SELECTED if k == picked else OUTLINE))
-                         for k, x0, y0, w, h, _ in blocks]
+        frames = [
+            dict(type="rect", x0=x0, y0=y0, x1=x1, y1=y1, line=dict(color="#888", width=1, dash="dash"))
+            for x0, y0, x1, y1 in groups
+        ]
+        return frames + [
+            dict(
+                type="rect",
+                x0=x0,
+                y0=y0,
+                x1=x0 + w,
+                y1=y0 + h,
+                fillcolor=BLOCK_FILL,
+                line=dict(width=4 if k == picked else 1, color=SELECTED if k == picked else OUTLINE),
+            )
+            for k, x0, y0, w, h, _ in blocks
+        ]
 
-    buttons = [dict(label=k, method="update",    # (a click on a block calls Plotly.update)
-                    args=[{}, {"shapes": shapes(k), "annotations[0].text": captions[k]}])
-               for k in kinds]
+    buttons = [
+        dict(
+            label=k,
+            method="update",  # (a click on a block calls Plotly.update)
+            args=[{}, {"shapes": shapes(k), "annotations[0].text": captions[k]}],
+        )
+        for k in kinds
+    ]
     fig.update_layout(
-        shapes=shapes(start), height=height, showlegend=False, dragmode=False,
-        plot_bgcolor="white", margin=dict(t=60, b=10, l=10, r=10),
+        shapes=shapes(start),
+        height=height,
+        showlegend=False,
+        dragmode=False,
+        plot_bgcolor="white",
+        margin=dict(t=60, b=10, l=10, r=10),
         xaxis=dict(visible=False, range=list(x_range), fixedrange=True),
         yaxis=dict(visible=False, range=list(y_range), fixedrange=True),
-        updatemenus=[dict(type="buttons", direction="right", buttons=buttons,
-                          active=kinds.index(start), x=0, y=1.08, xanchor="left")])
+        updatemenus=[
+            dict(
+                type="buttons",
+                direction="right",
+                buttons=buttons,
+                active=kinds.index(start),
+                x=0,
+                y=1.08,
+                xanchor="left",
+            )
+        ],
+    )
     return fig

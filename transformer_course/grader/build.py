@@ -1,9 +1,10 @@
 """`solutions/` -> `exercises/`: solution code replaced by a stub, outputs cleared."""
+
 import json
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]          # the repository
+ROOT = Path(__file__).resolve().parents[2]  # the repository
 BEGIN = re.compile(r"^(\s*)### BEGIN SOLUTION\s*$")
 END = re.compile(r"^\s*### END SOLUTION\s*$")
 ANSWER = re.compile(r"^(\s*)(answer_\w+)\s*=")

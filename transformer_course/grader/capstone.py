@@ -5,39 +5,33 @@ wires the answers together: your multi-head attention calls your attention, your
 multi-head attention, feed-forward network and residual connections, and so on. `train_and_score` trains a
 model on the reversal task with the package's training loop and decodes it with the package's greedy
 decoder; `compare` does it for your model and for the package's `Transformer` with the same budget and
-seed (the package's run is computed once and cached, see `cached`); `culprit` swaps your pieces for the
+seed (the package's run is computed once and cached: `run_cache.py`); `culprit` swaps your pieces for the
 package's one at a time and names the first swap that makes your model learn.
 """
+
 import contextlib
-import hashlib
 import io
-import json
-import os
 import platform
 from dataclasses import dataclass
 from pathlib import Path
 
-try:
-    import fcntl
-except ImportError:                                    # Windows: no lock, two processes may both compute it
-    fcntl = None
-
 import torch
-from torch import nn
+
+from transformer.checkpoint import sha256_bytes
+from transformer.training import BOS, EOS, PAD, UNK  # noqa: F401 (the course's special ids)
 
 from . import notebook
 from .checks import LEARNER
-
-from transformer.training import PAD, UNK, BOS, EOS  # noqa: F401 (the course's special ids)
+from .run_cache import cached
 
 
 @dataclass(frozen=True)
 class Piece:
-    name: str          # what the piece is, in words
-    exercise: str      # the notebook's NN_ prefix
+    name: str  # what the piece is, in words
+    exercise: str  # the notebook's NN_ prefix
     question: int
-    defines: str       # the name the question's cell defines
-    package: str       # the package's own version, as a dotted name
+    defines: str  # the name the question's cell defines
+    package: str  # the package's own version, as a dotted name
 
     @property
     def where(self):
@@ -46,13 +40,25 @@ class Piece:
 
 # Inner pieces first: when several are wrong, the first swap that helps names the innermost culprit.
 PIECES = [
-    Piece("attention", "01", 3, "scaled_dot_product_attention", "transformer.attention.scaled_dot_product_attention"),
+    Piece(
+        "attention",
+        "01",
+        3,
+        "scaled_dot_product_attention",
+        "transformer.attention.scaled_dot_product_attention",
+    ),
     Piece("multi-head attention", "02", 3, "MultiHeadAttention", "transformer.multi_head.MultiHeadAttention"),
     Piece("sinusoidal encoding", "03", 1, "sinusoidal_encoding", "transformer.embeddings.sinusoidal_encoding"),
     Piece("embeddings", "03", 2, "Embeddings", "transformer.embeddings.Embeddings"),
     Piece("positional encoding", "03", 3, "PositionalEncoding", "transformer.embeddings.PositionalEncoding"),
     Piece("feed-forward network", "04", 1, "FeedForward", "transformer.encoder.FeedForward"),
-    Piece("residual connection and LayerNorm", "04", 2, "SublayerConnection", "transformer.encoder.SublayerConnection"),
+    Piece(
+        "residual connection and LayerNorm",
+        "04",
+        2,
+        "SublayerConnection",
+        "transformer.encoder.SublayerConnection",
+    ),
     Piece("encoder layer", "04", 3, "EncoderLayer", "transformer.encoder.EncoderLayer"),
     Piece("decoder layer", "05", 3, "DecoderLayer", "transformer.decoder.DecoderLayer"),
 ]
@@ -61,15 +67,22 @@ PIECES = [
 WIRING = {
     "MultiHeadAttention": {"scaled_dot_product_attention": "scaled_dot_product_attention"},
     "PositionalEncoding": {"package_sinusoidal_encoding": "sinusoidal_encoding"},
-    "EncoderLayer": {"MultiHeadAttention": "MultiHeadAttention", "PackageFeedForward": "FeedForward",
-                     "PackageSublayerConnection": "SublayerConnection"},
-    "DecoderLayer": {"MultiHeadAttention": "MultiHeadAttention", "FeedForward": "FeedForward",
-                     "SublayerConnection": "SublayerConnection"},
+    "EncoderLayer": {
+        "MultiHeadAttention": "MultiHeadAttention",
+        "PackageFeedForward": "FeedForward",
+        "PackageSublayerConnection": "SublayerConnection",
+    },
+    "DecoderLayer": {
+        "MultiHeadAttention": "MultiHeadAttention",
+        "FeedForward": "FeedForward",
+        "SublayerConnection": "SublayerConnection",
+    },
 }
 
 
 class NotAnswered(Exception):
     "A piece's question cell is missing or still raises NotImplementedError."
+
     def __init__(self, piece, why):
         super().__init__(f"{piece.where} {why}")
         self.piece = piece
@@ -85,7 +98,7 @@ def package_pieces():
     return {p.defines: _package(p) for p in PIECES}
 
 
-STUB = "# YOUR CODE HERE\n"                # what `python -m transformer_course.grader build` leaves where the answer goes
+STUB = "# YOUR CODE HERE\n"  # what `python -m transformer_course.grader build` leaves where the answer goes
 
 
 def _run_cell(path, number):
@@ -126,7 +139,7 @@ def load_pieces(folder, use_package=()):
         if piece.defines not in ns:
             raise NotAnswered(piece, f"does not define `{piece.defines}`")
         pieces[piece.defines], spaces[piece.defines] = ns[piece.defines], ns
-    for name, ns in spaces.items():                 # your pieces call your other pieces
+    for name, ns in spaces.items():  # your pieces call your other pieces
         for imported, piece_name in WIRING.get(name, {}).items():
             ns[imported] = pieces[piece_name]
     return pieces
@@ -141,6 +154,7 @@ TASK = dict(vocab=14, max_len=8)
 def data():
     "(training pairs, held-out test pairs): chapter 7's split; no test source occurs in training."
     from transformer.training import toy_splits
+
     train, _, test = toy_splits(vocab_size=TASK["vocab"], max_len=TASK["max_len"])
     return train, test
 
@@ -148,12 +162,14 @@ def data():
 def config():
     from transformer.model import TransformerConfig
     from transformer.training import TOY_MODEL
+
     return TransformerConfig(src_vocab=TASK["vocab"], tgt_vocab=TASK["vocab"], pad_id=PAD, **TOY_MODEL)
 
 
 def initial_weights(seed=0):
     "The package's Transformer as its constructor initializes it with `seed`: the weights both models start from."
     from transformer.model import Transformer
+
     torch.manual_seed(seed)
     return Transformer(config()).state_dict()
 
@@ -167,7 +183,7 @@ def start_from(model, weights):
     where the package's are encoder.layers.i / decoder.layers.i. Raises NamesDiffer with what is missing."""
     yours = lambda k: k.replace("encoder.layers.", "encoder_layers.").replace("decoder.layers.", "decoder_layers.")
     mapped = {yours(k): v for k, v in weights.items()}
-    have = {yours(k): v for k, v in model.state_dict().items()}       # the package's own model: the same names
+    have = {yours(k): v for k, v in model.state_dict().items()}  # the package's own model: the same names
     missing, extra = sorted(set(mapped) - set(have)), sorted(set(have) - set(mapped))
     if missing or extra:
         raise NamesDiffer(f"missing: {missing[:4] or 'none'}; unexpected: {extra[:4] or 'none'}")
@@ -183,89 +199,65 @@ def train_and_score(make_model, seed=0, steps=None):
     package's decoder, without a cache). Both models of `compare` thus start from the same weights and see
     the same batches and the same dropout seed: a correct model follows the package's run closely."""
     from transformer.generation import greedy_search
-    from transformer.commands import TrainConfig
     from transformer.loop import train
+    from transformer.presets import TrainConfig
     from transformer.training import TOY_TRAIN, make_batch
+
     cfg = config()
     model = make_model(cfg)
     start_from(model, initial_weights(seed))
     train_pairs, test_pairs = data()
     budget = {**TOY_TRAIN, **({"max_steps": steps} if steps else {})}
-    run = TrainConfig(max_epochs=1000, eval_every=None, log_every=50, seed=seed, device="cpu", precision="fp32",
-                      progress=False, **budget)
+    run = TrainConfig(
+        max_epochs=1000,
+        eval_every=None,
+        log_every=50,
+        seed=seed,
+        device="cpu",
+        precision="fp32",
+        progress=False,
+        **budget,
+    )
     train(model, train_pairs, test_pairs[:50], run, PAD, BOS, EOS)
     src = make_batch(test_pairs, PAD, BOS, EOS).src
     outputs = greedy_search(model, src, BOS, EOS, TASK["max_len"] + 1, use_cache=False)
     return sum(o == t for o, (_, t) in zip(outputs, test_pairs)) / len(test_pairs)
 
 
-def package_accuracy(seed=0):
-    """What the package's own Transformer reaches with the same task, size, budget, seed and initial weights:
-    computed once, then read from the cache (`cached`) while nothing that decides it changes."""
-    from transformer.model import Transformer
-    return cached(reference_key(seed), lambda: train_and_score(Transformer, seed))
-
-
 # ---------------------------------------------------------------- the package's run, computed once
 # The package's accuracy is the bar a learner's model must reach. It depends only on the package's code, this
 # module (the task, the budget, the training and decoding), the seed, and the PyTorch build, threads and kind
-# of CPU that compute it (rounding). It is kept under a digest of all of these in the package's cache folder,
-# next to Multi30k's files ($XDG_CACHE_HOME/transformer/capstone, default ~/.cache): the next grading, and
-# the tests, read it instead of training the package's model again; any change to one of them computes it
-# afresh. Two processes that need it at once: one computes, the other waits for its result.
-
-def cache_dir():
-    from transformer.data import default_cache_dir
-    return default_cache_dir().parent / "capstone"
-
-
-def _digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+# of CPU that compute it (rounding). `cached` keeps it under a digest of all of these: the next grading, and
+# the tests, read it instead of training the package's model again; any change to one of them computes it afresh.
 
 
 def reference_key(seed, steps=None) -> dict:
     "Everything that decides the package's run for `seed`."
     import transformer
+
     package = Path(transformer.__file__).parent
-    return {"run": "package_accuracy", "seed": seed, "steps": steps,
-            "package": {p.name: _digest(p.read_bytes()) for p in sorted(package.glob("*.py"))
-                        if p.name != "_modidx.py"},             # nbdev's index of names: never imported
-            "capstone": _digest(Path(__file__).read_bytes()),
-            "torch": torch.__version__, "threads": torch.get_num_threads(),
-            "cpu": torch.backends.cpu.get_cpu_capability(), "machine": platform.machine(),
-            "python": platform.python_version()}
+    return {
+        "run": "package_accuracy",
+        "seed": seed,
+        "steps": steps,
+        "package": {
+            p.name: sha256_bytes(p.read_bytes()) for p in sorted(package.glob("*.py")) if p.name != "_modidx.py"
+        },  # nbdev's index of names: never imported
+        "capstone": sha256_bytes(Path(__file__).read_bytes()),
+        "torch": torch.__version__,
+        "threads": torch.get_num_threads(),
+        "cpu": torch.backends.cpu.get_cpu_capability(),
+        "machine": platform.machine(),
+        "python": platform.python_version(),
+    }
 
 
-def cached(key: dict, compute):
-    "`compute()`'s value for `key`, read from cache_dir() when an earlier call stored it, else computed and stored."
-    folder = cache_dir()
-    name = _digest(json.dumps(key, sort_keys=True).encode())[:32]
-    path = folder / f"{name}.json"
+def package_accuracy(seed=0):
+    """What the package's own Transformer reaches with the same task, size, budget, seed and initial weights:
+    computed once, then read from the cache (`cached`) while nothing that decides it changes."""
+    from transformer.model import Transformer
 
-    def stored():
-        try:
-            record = json.loads(path.read_text())
-        except (OSError, ValueError):
-            return None
-        return record.get("value") if record.get("key") == key else None
-
-    if (value := stored()) is not None:
-        return value
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        lock = open(folder / f"{name}.lock", "w")
-    except OSError:                                    # no cache can be written: compute it every time
-        return compute()
-    with lock:
-        if fcntl is not None:
-            fcntl.flock(lock, fcntl.LOCK_EX)           # released when the file closes, or the process ends
-        if (value := stored()) is not None:           # computed meanwhile by another process
-            return value
-        value = compute()
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"key": key, "value": value}, indent=1) + "\n")
-        tmp.replace(path)
-    return value
+    return cached(reference_key(seed), lambda: train_and_score(Transformer, seed))
 
 
 def your_accuracy(model_class, pieces, seed=0):
@@ -274,7 +266,7 @@ def your_accuracy(model_class, pieces, seed=0):
 
 # With the same initial weights, batches and dropout seed, a correct model differs from the package's only
 # by float rounding (another order of the same sums) and, if its layers call dropout in another order, by
-# its dropout masks. tools/capstone_seeds.py measures how far seeds move the result; TOLERANCE is the
+# its dropout masks. tools/runs/capstone_seeds.py measures how far seeds move the result; TOLERANCE is the
 # margin a correct model gets below the package's accuracy.
 TOLERANCE = 0.10
 
@@ -301,15 +293,21 @@ def verdict(model_class, folder, diagnose=True):
     piece, fixed = culprit(model_class, folder, package - TOLERANCE)
     if piece is None:
         return yours, package, "No single piece swapped for the package's fixes it: more than one is wrong."
-    return yours, package, (f"With the package's {piece.name} instead of yours it reaches {fixed:.2f}: "
-                            f"look at {piece.where}.")
+    return (
+        yours,
+        package,
+        (f"With the package's {piece.name} instead of yours it reaches {fixed:.2f}: look at {piece.where}."),
+    )
 
 
 def compare(model_class, folder=".", diagnose=True):
     "Train your model and the package's in the same budget and print both accuracies (and the culprit if yours falls short)."
     from transformer.training import TOY_TRAIN
+
     yours, package, advice = verdict(model_class, folder, diagnose)
-    print(f"exact-match accuracy on {len(data()[1])} held-out sequences after {TOY_TRAIN['max_steps']} updates: "
-          f"yours {yours:.3f}, the package's {package:.3f}")
+    print(
+        f"exact-match accuracy on {len(data()[1])} held-out sequences after {TOY_TRAIN['max_steps']} updates: "
+        f"yours {yours:.3f}, the package's {package:.3f}"
+    )
     print(advice or "Your Transformer learns as well as the package's.")
     return yours, package

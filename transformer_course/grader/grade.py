@@ -1,4 +1,6 @@
 """Grade one notebook: each question in its own forked process, with a time limit and capped output."""
+
+import ast
 import io
 import json
 import linecache
@@ -10,10 +12,11 @@ import time
 import traceback
 from pathlib import Path
 
-from . import checks, notebook
-from .checks import LEARNER, Miss, UsedReference
+from . import ban, checks, notebook
+from .ban import UsedReference
+from .checks import LEARNER, Miss
 
-OUTPUT_LIMIT = 100_000     # characters a question's code may print before it is stopped
+OUTPUT_LIMIT = 100_000  # characters a question's code may print before it is stopped
 
 
 class OutputTooLarge(Exception):
@@ -22,11 +25,14 @@ class OutputTooLarge(Exception):
 
 class CappedOutput(io.TextIOBase):
     "Swallows what learner code prints, and stops it when it prints too much."
+
     def __init__(self):
         self.size = 0
         self.exceeded = False
+
     def writable(self):
         return True
+
     def write(self, s):
         self.size += len(s)
         if self.size > OUTPUT_LIMIT:
@@ -36,7 +42,7 @@ class CappedOutput(io.TextIOBase):
 
 
 def _compile(src, filename):
-    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)   # for tracebacks
+    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)  # for tracebacks
     return compile(src, filename, "exec")
 
 
@@ -52,7 +58,7 @@ def _where(exc):
 def _describe(exc):
     try:
         text = str(exc).strip()
-    except Exception:                                # an exception whose str() itself fails
+    except Exception:  # an exception whose str() itself fails
         text = ""
     return f"{type(exc).__name__}: {text.splitlines()[0][:120] if text else ''}".rstrip(": ")
 
@@ -60,21 +66,39 @@ def _describe(exc):
 QUESTIONS_DIR = str(Path(__file__).resolve().parent / "questions")
 
 
+def _statement(filename, lineno):
+    "The whole statement of a question's file around line `lineno`, on one line (a call may span several)."
+    lines = linecache.getlines(filename)
+    try:
+        tree = ast.parse("".join(lines))
+    except SyntaxError:
+        return lines[lineno - 1].strip() if 0 < lineno <= len(lines) else ""
+    around = [s for s in ast.walk(tree) if isinstance(s, ast.stmt) and s.lineno <= lineno <= s.end_lineno]
+    inner = min(around, key=lambda s: s.end_lineno - s.lineno, default=None)
+    if inner is None or isinstance(inner, (ast.FunctionDef, ast.For, ast.While, ast.If, ast.With)):
+        return lines[lineno - 1].strip()
+    return (
+        " ".join(line.strip() for line in lines[inner.lineno - 1 : inner.end_lineno])
+        .replace("( ", "(")
+        .replace(", )", ")")
+    )
+
+
 def _checking(exc):
-    "The grader's line that was running when learner code failed, e.g. '; the grader was running: mine(x, mask)'."
+    "The grader's statement that was running when learner code failed, e.g. '; the grader was running: mine(x, mask)'."
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.startswith(QUESTIONS_DIR)]
     if not frames or not frames[-1].line:
         return ""
-    return f"; the grader was running `{frames[-1].line.strip()[:120]}`"
+    return f"; the grader was running `{_statement(frames[-1].filename, frames[-1].lineno)[:120]}`"
 
 
 def _short(text, limit=600):
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _run_question(q, setup, source):
     "Runs in the child: setup cell, the question's cell, then the check. Returns (passed, reason, hint)."
-    checks.forbid(q.forbid)
+    ban.forbid(q.forbid)
     ns = {"__name__": "__main__", "__builtins__": __builtins__}
     stage = "the setup cell"
     try:
@@ -92,10 +116,10 @@ def _run_question(q, setup, source):
     except OutputTooLarge as e:
         return False, f"{stage} {e}", "Remove prints inside loops; the grader discards output anyway."
     except UsedReference as e:
-        return False, f"uses the package's own answer", str(e)
+        return False, "uses the package's own answer", str(e)
     except RecursionError as e:
         return False, f"{stage} recursed too deeply", _describe(e) + _where(e) + _checking(e)
-    except BaseException as e:                      # anything else the learner's code raised, even SystemExit
+    except BaseException as e:  # anything else the learner's code raised, even SystemExit
         return False, f"{stage} raised {type(e).__name__}", _describe(e) + _where(e) + _checking(e)
     return True, "", ""
 
@@ -103,27 +127,34 @@ def _run_question(q, setup, source):
 def _child(conn, q, setup, source, path=None):
     try:
         if hasattr(os, "setpgrp"):
-            os.setpgrp()                             # own process group: a time-out also ends what it started
+            os.setpgrp()  # own process group: a time-out also ends what it started
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)
         os.dup2(devnull, 2)
         out = CappedOutput()
         sys.stdout = sys.stderr = out
         import torch
+
         torch.set_num_threads(1)
         checks.NOTEBOOK_PATH = path
         checks.GRADING = True
         passed, reason, hint = _run_question(q, setup, source)
-        if checks.USED:
-            passed, reason, hint = False, "uses the package's own answer", \
-                f"This question asks you to write it yourself: do not use `{checks.USED[0]}`."
-        elif out.exceeded and "printed more than" not in reason:    # the learner's code caught OutputTooLarge
-            passed, reason, hint = False, f"your code printed more than {OUTPUT_LIMIT:,} characters", \
-                "Remove prints inside loops; the grader discards output anyway."
+        if ban.USED:
+            passed, reason, hint = (
+                False,
+                "uses the package's own answer",
+                f"This question asks you to write it yourself: do not use `{ban.USED[0]}`.",
+            )
+        elif out.exceeded and "printed more than" not in reason:  # the learner's code caught OutputTooLarge
+            passed, reason, hint = (
+                False,
+                f"your code printed more than {OUTPUT_LIMIT:,} characters",
+                "Remove prints inside loops; the grader discards output anyway.",
+            )
         conn.send((bool(passed), _short(str(reason), 200), _short(str(hint))))
         conn.close()
     finally:
-        os._exit(0)                                  # no atexit handlers, no flushing of learner state
+        os._exit(0)  # no atexit handlers, no flushing of learner state
 
 
 def grade_question(q, setup, source, timeout, path=None):
@@ -138,13 +169,21 @@ def grade_question(q, setup, source, timeout, path=None):
     try:
         if receive.poll(timeout):
             return receive.recv()
-        return False, f"took longer than {timeout:g} s", "Look for an infinite loop or a very large computation."
+        return (
+            False,
+            f"took longer than {timeout:g} s",
+            "Look for an infinite loop or a very large computation.",
+        )
     except (EOFError, OSError):
         proc.join(1)
-        return False, f"crashed (exit code {proc.exitcode})", "The process running your code died, e.g. out of memory or os._exit()."
+        return (
+            False,
+            f"crashed (exit code {proc.exitcode})",
+            "The process running your code died, e.g. out of memory or os._exit().",
+        )
     finally:
         try:
-            os.killpg(proc.pid, signal.SIGKILL)      # the child and anything it started
+            os.killpg(proc.pid, signal.SIGKILL)  # the child and anything it started
         except (ProcessLookupError, PermissionError, AttributeError):
             pass
         if proc.is_alive():
@@ -158,6 +197,7 @@ def grade(path, timeout=30.0, only=None):
     `only`: grade just these question numbers (each question is graded on its own, so the others'
     results would not change)."""
     from .questions import chapter
+
     nb = notebook.read(path)
     name = notebook.chapter_of(nb, path)
     chap, questions = chapter(name)
@@ -171,18 +211,39 @@ def grade(path, timeout=30.0, only=None):
         start = time.perf_counter()
         limit = max(timeout, q.timeout or 0)
         passed, reason, hint = grade_question(q, setup, sources.get(q.number), limit, Path(path).resolve())
-        results.append(dict(number=q.number, title=q.title, points=q.points if passed else 0,
-                            max_points=q.points, passed=passed, reason=reason, hint=hint,
-                            seconds=round(time.perf_counter() - start, 2)))
-    return dict(notebook=str(path), exercise=chap, score=sum(r["points"] for r in results),
-                max_score=sum(q.points for q in questions), questions=results)
+        results.append(
+            dict(
+                number=q.number,
+                title=q.title,
+                points=q.points if passed else 0,
+                max_points=q.points,
+                passed=passed,
+                reason=reason,
+                hint=hint,
+                seconds=round(time.perf_counter() - start, 2),
+            )
+        )
+    return dict(
+        notebook=str(path),
+        exercise=chap,
+        score=sum(r["points"] for r in results),
+        max_score=sum(q.points for q in questions),
+        questions=results,
+    )
 
 
 def table(result, hints=False):
     "The result as the text the command prints."
     rows = [("#", "Question", "Points", "Result")]
     for r in result["questions"]:
-        rows.append((str(r["number"]), r["title"], f"{r['points']}/{r['max_points']}", "ok" if r["passed"] else r["reason"]))
+        rows.append(
+            (
+                str(r["number"]),
+                r["title"],
+                f"{r['points']}/{r['max_points']}",
+                "ok" if r["passed"] else r["reason"],
+            )
+        )
     w = [max(len(row[i]) for row in rows) for i in range(3)]
     lines = [f"{result['notebook']} (exercise {result['exercise']})"]
     for i, row in enumerate(rows):
@@ -206,6 +267,7 @@ def report(json_dir="grades", exercises_dir=None):
     than its notebook is marked so."""
     from .build import ROOT
     from .questions import NOTEBOOKS, chapter
+
     json_dir = Path(json_dir)
     exercises_dir = Path(exercises_dir) if exercises_dir else ROOT / "exercises"
     rows, total, most = [], 0, 0

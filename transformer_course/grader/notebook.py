@@ -1,4 +1,5 @@
 """Reading exercise notebooks: which cell is the setup, which cell answers which question."""
+
 import json
 import re
 from pathlib import Path
@@ -23,6 +24,7 @@ def read(path):
         nb = json.loads(path.read_text(encoding="utf-8"))
         if not isinstance(nb, dict) or nb.get("nbformat") != 4:
             import nbformat
+
             nb = json.loads(nbformat.writes(nbformat.read(str(path), as_version=4)))
         if not isinstance(nb.get("cells"), list):
             raise ValueError("no list of cells")
@@ -43,7 +45,7 @@ def chapter_of(nb, path):
     name = meta.get("chapter") if isinstance(meta, dict) else None
     if name:
         return str(name)
-    m = re.match(r"\d+(?:_\d+)*(?=_)", Path(path).name)      # '09_1' of 09_1_subwords.ipynb, '01' of 01_attention...
+    m = re.match(r"\d+(?:_\d+)*(?=_)", Path(path).name)  # '09_1' of 09_1_subwords.ipynb, '01' of 01_attention...
     return m.group(0) if m else Path(path).stem
 
 

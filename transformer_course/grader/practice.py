@@ -13,6 +13,7 @@ ends) touches the learner's kernel. `q1.hint()` prints a nudge, `q1.solution()` 
 `solutions/`: read from the checkout when there is one, else from the repository the course was installed
 from (pip records it), which is how it works in Colab. `practice.score()` grades every question at once.
 """
+
 import json
 import os
 import re
@@ -30,28 +31,34 @@ class Practice:
     def __init__(self, exercise, question):
         self.exercise, self.question = exercise, question
         self.number, self.points, self.title = question.number, question.points, question.title
-        self.passed = None                       # the verdict of the last check(): True, False or None
+        self.passed = None  # the verdict of the last check(): True, False or None
 
     def __repr__(self):
-        return (f"Question {self.number} ({self.points} point{'s' if self.points != 1 else ''}): {self.title}. "
-                f"Run your cell, then q{self.number}.check(); q{self.number}.hint() and q{self.number}.solution() "
-                "if you need them.")
+        return (
+            f"Question {self.number} ({self.points} point{'s' if self.points != 1 else ''}): {self.title}. "
+            f"Run your cell, then q{self.number}.check(); q{self.number}.hint() and q{self.number}.solution() "
+            "if you need them."
+        )
 
     def check(self, timeout=30.0):
         """Grade this question as `make grade` would and print the verdict: the setup cell and this question's
         cell, as the kernel last ran them, then the grader's check, in a process of their own."""
-        if checks.GRADING:                       # this call is inside a cell the grader itself is running
+        if checks.GRADING:  # this call is inside a cell the grader itself is running
             return
         cells = history_cells()
         if cells is None:
-            print("q.check() works in a Jupyter or Colab notebook; elsewhere grade the saved notebook with "
-                  f"`make grade EX=exercises/{self.exercise}.ipynb`.")
+            print(
+                "q.check() works in a Jupyter or Colab notebook; elsewhere grade the saved notebook with "
+                f"`make grade EX=exercises/{self.exercise}.ipynb`."
+            )
             return
         setup, sources = cells
         source = sources.get(self.number)
         if source is None:
-            print(f"Run question {self.number}'s cell first: its first line must stay "
-                  f"`# Question {self.number} ({self.points} point{'s' if self.points != 1 else ''}): ...`.")
+            print(
+                f"Run question {self.number}'s cell first: its first line must stay "
+                f"`# Question {self.number} ({self.points} point{'s' if self.points != 1 else ''}): ...`."
+            )
             self.passed = False
             return
         passed, reason, hint = run_check(self.exercise, self.question, setup, source, sources, timeout)
@@ -67,8 +74,10 @@ class Practice:
         try:
             nb = solution_notebook(self.exercise)
         except OSError as e:
-            print(f"The solution could not be read ({e}). It is solutions/{self.exercise}.ipynb in the repository: "
-                  f"{REPOSITORY}/blob/main/solutions/{self.exercise}.ipynb")
+            print(
+                f"The solution could not be read ({e}). It is solutions/{self.exercise}.ipynb in the repository: "
+                f"{REPOSITORY}/blob/main/solutions/{self.exercise}.ipynb"
+            )
             return
         _, sources = notebook.cells(nb)
         print(f"Solution to question {self.number}:\n\n{solution_code(sources.get(self.number, ''))}")
@@ -77,6 +86,7 @@ class Practice:
 def questions(exercise):
     "The exercise's questions in order, as objects with check(), hint() and solution(): q1, q2, ... = questions(...)."
     from .questions import chapter
+
     name, qs = chapter(exercise)
     if name is None:
         raise ValueError(f"no exercise named {exercise!r}")
@@ -89,11 +99,14 @@ def score(exercise, timeout=30.0):
         return None
     from .grade import table
     from .questions import chapter
+
     name, qs = chapter(exercise)
     cells = history_cells()
     if cells is None:
-        print(f"practice.score() works in a Jupyter or Colab notebook; elsewhere run "
-              f"`make grade EX=exercises/{name}.ipynb`.")
+        print(
+            f"practice.score() works in a Jupyter or Colab notebook; elsewhere run "
+            f"`make grade EX=exercises/{name}.ipynb`."
+        )
         return None
     setup, sources = cells
     rows = []
@@ -102,10 +115,25 @@ def score(exercise, timeout=30.0):
             passed, reason, hint = run_check(name, q, setup, sources[q.number], sources, timeout)
         else:
             passed, reason, hint = False, "cell not run yet", f"Run question {q.number}'s cell."
-        rows.append(dict(number=q.number, title=q.title, points=q.points if passed else 0, max_points=q.points,
-                         passed=passed, reason=reason, hint=hint, seconds=0.0))
-    result = dict(notebook="this notebook", exercise=name, score=sum(r["points"] for r in rows),
-                  max_score=sum(q.points for q in qs), questions=rows)
+        rows.append(
+            dict(
+                number=q.number,
+                title=q.title,
+                points=q.points if passed else 0,
+                max_points=q.points,
+                passed=passed,
+                reason=reason,
+                hint=hint,
+                seconds=0.0,
+            )
+        )
+    result = dict(
+        notebook="this notebook",
+        exercise=name,
+        score=sum(r["points"] for r in rows),
+        max_score=sum(q.points for q in qs),
+        questions=rows,
+    )
     print(table(result, hints=True))
     return result
 
@@ -135,6 +163,7 @@ def history_cells():
 def run_check(exercise, q, setup, source, sources, timeout):
     "The grader's verdict on one question: (passed, reason, hint)."
     from .grade import grade_question
+
     # questions that read more than their own cell (the capstone trains question 1's model in question 2) find
     # the cells the kernel ran here, and the learner's other exercise notebooks in the kernel's folder
     checks.CELLS = (setup, dict(sources))
@@ -160,6 +189,7 @@ def verdict(q, passed, reason, hint):
 def solution_code(source):
     "A solution cell as the learner reads it: the BEGIN/END SOLUTION markers dropped, the rest as it is."
     from .build import BEGIN, END
+
     return "\n".join(l for l in source.split("\n") if not (BEGIN.match(l) or END.match(l))).strip()
 
 
@@ -167,12 +197,13 @@ def solution_notebook(exercise):
     """solutions/<exercise>.ipynb as a dict: from the checkout this package lives in, else from where pip
     installed it (a local folder or a clone URL), else from the repository on GitHub."""
     from .build import ROOT
+
     local = ROOT / "solutions" / f"{exercise}.ipynb"
     if local.is_file():
         return notebook.read(local)
     url = solution_url(exercise, installed_from())
     if url.startswith("file://"):
-        return notebook.read(url[len("file://"):])
+        return notebook.read(url[len("file://") :])
     cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "transformer-course" / f"{exercise}.ipynb"
     if not cache.is_file():
         with urllib.request.urlopen(url, timeout=30) as response:
@@ -186,6 +217,7 @@ def installed_from():
     "(url, commit) pip recorded for the installed `transformer` (PEP 610 direct_url.json), or (None, None)."
     try:
         from importlib.metadata import distribution
+
         info = json.loads(distribution("transformer").read_text("direct_url.json") or "{}")
     except Exception:
         return None, None

@@ -1,4 +1,5 @@
 """Exercise 4: the encoder."""
+
 import copy
 
 import torch
@@ -7,7 +8,10 @@ from torch import nn
 
 from transformer.attention import padding_mask
 from transformer.encoder import Encoder, EncoderLayer, FeedForward, LayerOptions, SublayerConnection
-from ..checks import Miss, check_number, copy_weights, guard, need, question, rand, randint, same, scramble
+
+from ..checks import Miss, check_number, question
+from ..learner import guard, need
+from ..tensors import copy_weights, rand, randint, same, scramble
 
 NOTEBOOK = "04_encoder"
 QUESTIONS = []
@@ -20,9 +24,11 @@ def dropped_share(share, p, what):
     # 12,800 entries: the share of dropped ones has a standard deviation of at most 0.0045 around p,
     # so 0.03 (more than 6 standard deviations) is never exceeded by a dropout at rate p.
     if abs(share - p) > 0.03:
-        raise Miss(f"in training mode the share of dropped entries is not the dropout rate ({what})",
-                   f"{share:.2f} of the entries that dropout acts on are dropped, expected about {p}: use the rate "
-                   "given by the `dropout` argument, not a fixed one.")
+        raise Miss(
+            f"in training mode the share of dropped entries is not the dropout rate ({what})",
+            f"{share:.2f} of the entries that dropout acts on are dropped, expected about {p}: use the rate "
+            "given by the `dropout` argument, not a fixed one.",
+        )
 
 
 def ffn_dropout_effect(ffn, p, what):
@@ -40,9 +46,18 @@ def ffn_dropout_effect(ffn, p, what):
         same(out, x, "the output", f"{what}, training mode")
     dropped = out.abs() < 1e-6
     dropped_share(dropped.float().mean().item(), p, what)
-    same(out[~dropped], torch.full_like(out[~dropped], 1 / (1 - p)), "the kept hidden activations in training mode",
-         f"{what}, hidden activations all 1: kept ones are scaled by 1/(1 - {p})")
-    same(ffn.eval()(x), torch.ones_like(x), "the output in eval mode", f"{what}, hidden activations all 1: no dropout in eval mode")
+    same(
+        out[~dropped],
+        torch.full_like(out[~dropped], 1 / (1 - p)),
+        "the kept hidden activations in training mode",
+        f"{what}, hidden activations all 1: kept ones are scaled by 1/(1 - {p})",
+    )
+    same(
+        ffn.eval()(x),
+        torch.ones_like(x),
+        "the output in eval mode",
+        f"{what}, hidden activations all 1: no dropout in eval mode",
+    )
 
 
 @question(QUESTIONS, 1, 2, "FeedForward", forbid=["transformer.encoder.FeedForward"])
@@ -64,15 +79,21 @@ def q1(ns):
         mine.w_1.bias.fill_(1.0)
     torch.manual_seed(0)
     if torch.equal(mine.train()(x), mine.eval()(x)):
-        raise Miss("no dropout on the hidden activations in training mode",
-                   "dropout=0.5, W_1 = 0 and b_1 = 1 (hidden activations all 1): the training-mode output "
-                   "equals the eval-mode output.")
+        raise Miss(
+            "no dropout on the hidden activations in training mode",
+            "dropout=0.5, W_1 = 0 and b_1 = 1 (hidden activations all 1): the training-mode output "
+            "equals the eval-mode output.",
+        )
     # ... and not on the output: with W_2 = 0 the output is b_2, whatever dropout does inside.
     with torch.no_grad():
         mine.w_2.weight.zero_()
     torch.manual_seed(0)
-    same(mine.train()(x), mine.eval()(x), "the output in training mode",
-         "dropout=0.5 and W_2 = 0, so the output must be b_2: dropout goes on the hidden activations only")
+    same(
+        mine.train()(x),
+        mine.eval()(x),
+        "the output in training mode",
+        "dropout=0.5 and W_2 = 0, so the output must be b_2: dropout goes on the hidden activations only",
+    )
     # the rate is the argument's: share of dropped activations and scaling, for several rates
     for p in RATES:
         what = f"FeedForward(32, 32, dropout={p})"
@@ -92,16 +113,30 @@ def sublayer_dropout_effect(sub, p, pre_norm, what):
         delta = out - x
         dropped = delta.abs() < 1e-5
         dropped_share(dropped.float().mean().item(), p, what)
-        same(delta[~dropped], torch.full_like(delta[~dropped], 1 / (1 - p)), "output - x for the kept entries",
-             f"{what}, training mode, sublayer(x) = 1: kept entries are scaled by 1/(1 - {p})")
+        same(
+            delta[~dropped],
+            torch.full_like(delta[~dropped], 1 / (1 - p)),
+            "output - x for the kept entries",
+            f"{what}, training mode, sublayer(x) = 1: kept entries are scaled by 1/(1 - {p})",
+        )
         same(sub.eval()(x, torch.ones_like), x + 1, "the output in eval mode", f"{what}, sublayer(x) = 1")
     else:
         dropped_share((out < -1e-3).float().mean().item(), p, what)
-        same(sub.eval()(x, torch.ones_like), torch.zeros_like(x), "the output in eval mode",
-             f"{what}, x = 0, sublayer(x) = 1: LayerNorm of a constant vector is 0")
+        same(
+            sub.eval()(x, torch.ones_like),
+            torch.zeros_like(x),
+            "the output in eval mode",
+            f"{what}, x = 0, sublayer(x) = 1: LayerNorm of a constant vector is 0",
+        )
 
 
-@question(QUESTIONS, 2, 3, "SublayerConnection (Post-LN and Pre-LN)", forbid=["transformer.encoder.SublayerConnection"])
+@question(
+    QUESTIONS,
+    2,
+    3,
+    "SublayerConnection (Post-LN and Pre-LN)",
+    forbid=["transformer.encoder.SublayerConnection"],
+)
 def q2(ns):
     cls = need(ns, "SublayerConnection", "class")
     sublayer = scramble(nn.Linear(8, 8), 3)
@@ -109,18 +144,28 @@ def q2(ns):
     for pre_norm in (False, True):
         ref = scramble(SublayerConnection(8, 0.1, pre_norm), 5).eval()
         mine = copy_weights(cls(8, 0.1, pre_norm), ref, f"SublayerConnection(8, 0.1, pre_norm={pre_norm})").eval()
-        same(mine(x, sublayer), ref(x, sublayer), "the output",
-             f"pre_norm={pre_norm}, sublayer = a linear layer, eval mode")
+        same(
+            mine(x, sublayer),
+            ref(x, sublayer),
+            "the output",
+            f"pre_norm={pre_norm}, sublayer = a linear layer, eval mode",
+        )
     for pre_norm in (False, True):
         mine = guard(cls(8, 0.5, pre_norm), f"SublayerConnection(8, 0.5, pre_norm={pre_norm})")
         torch.manual_seed(0)
         if torch.equal(mine.train()(x, torch.ones_like), mine.eval()(x, torch.ones_like)):
-            raise Miss("no dropout on the sublayer's output in training mode",
-                       f"pre_norm={pre_norm}, dropout=0.5, sublayer(x) = 1: the training-mode output equals the eval-mode output.")
+            raise Miss(
+                "no dropout on the sublayer's output in training mode",
+                f"pre_norm={pre_norm}, dropout=0.5, sublayer(x) = 1: the training-mode output equals the eval-mode output.",
+            )
         # dropout on the sublayer's output only: when that output is 0, dropout changes nothing
         torch.manual_seed(0)
-        same(mine.train()(x, torch.zeros_like), mine.eval()(x, torch.zeros_like), "the output in training mode",
-             f"pre_norm={pre_norm}, dropout=0.5, sublayer(x) = 0: dropout goes on the sublayer's output, not on x or the sum")
+        same(
+            mine.train()(x, torch.zeros_like),
+            mine.eval()(x, torch.zeros_like),
+            "the output in training mode",
+            f"pre_norm={pre_norm}, dropout=0.5, sublayer(x) = 0: dropout goes on the sublayer's output, not on x or the sum",
+        )
     # the rate is the argument's, in both variants
     for pre_norm in (False, True):
         for p in RATES:
@@ -141,10 +186,12 @@ def passed_on(mine, p, pre_norm, what):
         with torch.no_grad():
             is_pre = torch.allclose(copy.deepcopy(sub).eval()(x, torch.zeros_like), x)
         if is_pre != pre_norm:
-            raise Miss(f"sublayers[{i}] is {'Pre-LN' if is_pre else 'Post-LN'} although pre_norm={pre_norm} ({what})",
-                       "Pass pre_norm on to both sublayer connections.")
+            raise Miss(
+                f"sublayers[{i}] is {'Pre-LN' if is_pre else 'Post-LN'} although pre_norm={pre_norm} ({what})",
+                "Pass pre_norm on to both sublayer connections.",
+            )
         sub = copy.deepcopy(sub)
-        with torch.no_grad():                    # LayerNorm's defaults, so that the dropped entries can be read off
+        with torch.no_grad():  # LayerNorm's defaults, so that the dropped entries can be read off
             sub.norm.weight.fill_(1.0)
             sub.norm.bias.zero_()
         try:
@@ -153,7 +200,13 @@ def passed_on(mine, p, pre_norm, what):
             raise Miss(f"sublayers[{i}] does not get the layer's dropout rate ({what})", miss.hint) from None
 
 
-@question(QUESTIONS, 3, 3, "EncoderLayer", forbid=["transformer.encoder.EncoderLayer", "transformer.encoder.Encoder"])
+@question(
+    QUESTIONS,
+    3,
+    3,
+    "EncoderLayer",
+    forbid=["transformer.encoder.EncoderLayer", "transformer.encoder.Encoder"],
+)
 def q3(ns):
     cls = need(ns, "EncoderLayer", "class")
     x = rand(2, 6, 8, seed=6)
@@ -184,7 +237,12 @@ def q3(ns):
             torch.manual_seed(0)
             got = mine.train()(x, mask)
             torch.manual_seed(0)
-            same(got, ref.train()(x, mask), "the output in training mode", f"{what}, padding mask, same random seed")
+            same(
+                got,
+                ref.train()(x, mask),
+                "the output in training mode",
+                f"{what}, padding mask, same random seed",
+            )
 
 
 @question(QUESTIONS, 4, 2, "parameters of an encoder layer with h = 16 and d_ff = 1024")
@@ -224,9 +282,11 @@ def q6(ns):
         if isinstance(mine, nn.Module):
             got, want = sum(p.numel() for p in mine.parameters()), sum(p.numel() for p in ref.parameters())
             if got != want:
-                raise Miss(f"{what} has {got:,} parameters, not {want:,}",
-                           f"The package's encoder of this size has {want:,}: n_layers layers, each with its own weights"
-                           f"{', and the final LayerNorm' if pre_norm else ''}.")
+                raise Miss(
+                    f"{what} has {got:,} parameters, not {want:,}",
+                    f"The package's encoder of this size has {want:,}: n_layers layers, each with its own weights"
+                    f"{', and the final LayerNorm' if pre_norm else ''}.",
+                )
         mine = copy_weights(mine, ref, what).eval()
         same(mine(x, mask), ref(x, mask), "the output", f"{what}, padding mask, eval mode")
 
@@ -264,17 +324,29 @@ def q7(ns):
 
 # What qN.hint() prints in the notebook: a nudge towards the method, never the answer.
 HINTS = {
-    1: 'Two nn.Linear layers w_1 and w_2 and an nn.Dropout(dropout) between the ReLU and w_2.',
-    2: ('Post-LN: self.norm(x + self.dropout(sublayer(x))). Pre-LN: x + self.dropout(sublayer(self.norm(x))). '
-        'The dropout rate comes from the argument.'),
-    3: ("Build self_attn, ffn and two SublayerConnection from opts' numbers; forward wraps lambda y: "
-        'self.self_attn(y, y, y, mask) in the first sublayer and self.ffn in the second.'),
-    4: ("Only the feed-forward part depends on d_ff; the attention's four projections do not depend on h. "
-        'Count 2 * d_model * d_ff + d_ff + d_model for the FFN.'),
-    5: ('Which queries may attend to key 8 under a padding mask? Every position goes through attention, then '
-        'the residual and the FFN act per position.'),
-    6: ('[layer] * n_layers repeats one object: the six layers share their weights. Count the parameters; '
-        'build a new EncoderLayer for every slot instead.'),
-    7: ('Write a SublayerConnection variant without `x +` (or patch forward) and run the same fresh_layers(); '
-        'compare mean_cosine of both outputs.'),
+    1: "Two nn.Linear layers w_1 and w_2 and an nn.Dropout(dropout) between the ReLU and w_2.",
+    2: (
+        "Post-LN: self.norm(x + self.dropout(sublayer(x))). Pre-LN: x + self.dropout(sublayer(self.norm(x))). "
+        "The dropout rate comes from the argument."
+    ),
+    3: (
+        "Build self_attn, ffn and two SublayerConnection from opts' numbers; forward wraps lambda y: "
+        "self.self_attn(y, y, y, mask) in the first sublayer and self.ffn in the second."
+    ),
+    4: (
+        "Only the feed-forward part depends on d_ff; the attention's four projections do not depend on h. "
+        "Count 2 * d_model * d_ff + d_ff + d_model for the FFN."
+    ),
+    5: (
+        "Which queries may attend to key 8 under a padding mask? Every position goes through attention, then "
+        "the residual and the FFN act per position."
+    ),
+    6: (
+        "[layer] * n_layers repeats one object: the six layers share their weights. Count the parameters; "
+        "build a new EncoderLayer for every slot instead."
+    ),
+    7: (
+        "Write a SublayerConnection variant without `x +` (or patch forward) and run the same fresh_layers(); "
+        "compare mean_cosine of both outputs."
+    ),
 }

@@ -1,127 +1,104 @@
 """Exercise 8: decoding."""
+
 import math
-from types import SimpleNamespace
 
 import torch
 
 from transformer.generation import beam_search, greedy_search, length_penalty, sampling_probs
-from transformer.model import Transformer, TransformerConfig
-from ..checks import Miss, check_choices, check_number, need, question, rand, same
+from transformer.model import TransformerConfig
+
+from ..checks import Miss, check_choices, check_number, question
+from ..learner import need
+from ..tensors import rand, same
+from .search_models import (
+    BOS,
+    EOS,
+    SOURCES,
+    UNK,
+    A,
+    B,
+    first_token_trap,
+    greedy_trap,
+    long_or_short,
+    pad_trap,
+    random_model,
+    show,
+    unk_trap,
+)
 
 NOTEBOOK = "08_generation"
 QUESTIONS = []
 
-PAD, UNK, BOS, EOS = 0, 1, 2, 3    # the special ids of chapters 7 and 8; real tokens start at 4
-
-
-def random_model(seed, vocab=8, pad_id=PAD):
-    "A small Transformer with random weights and no dropout, in eval mode (untied output: more varied tokens)."
-    torch.manual_seed(seed)
-    cfg = TransformerConfig(vocab, vocab, d_model=16, n_layers=2, h=2, d_ff=32, dropout=0.0,
-                            tie_output=False, pad_id=pad_id)
-    return Transformer(cfg).eval()
-
-
-class TableModel(torch.nn.Module):
-    """A stand-in for a Transformer: the next token's log-probabilities are a fixed table row chosen by
-    the previous token. It has what decoding uses: `encode`, `decode` and `cfg.pad_id`."""
-    def __init__(self, table):                                   # table (vocab, vocab): row = previous token
-        super().__init__()
-        self.log_table = (table + 1e-9).log()                   # rows sum to 1 (or are all zero: then uniform)
-        self.cfg = SimpleNamespace(pad_id=PAD, src_vocab=table.size(0), tgt_vocab=table.size(0))
-
-    def encode(self, src, src_mask=None):
-        return torch.zeros(src.size(0), src.size(1), 1)          # (batch, len_s, 1): the table ignores the source
-
-    def decode(self, tgt, memory, src_mask=None, tgt_mask=None, cache=None, start=0):
-        return self.log_table[tgt]                               # (batch, len_t, vocab)
-
-
-A, B, C, D = 4, 5, 6, 7
-
-
-def greedy_trap():
-    """Greedy takes A (0.6), then nothing better than <eos> at 0.34: 0.204. "B <eos>" has 0.4 x 0.99 = 0.396.
-    After <eos> the table is flat: a finished hypothesis that is extended keeps losing probability."""
-    t = torch.zeros(7, 7)
-    t[BOS, [A, B]] = torch.tensor([0.6, 0.4])
-    t[A, [EOS, A, C]] = torch.tensor([0.34, 0.33, 0.33])
-    t[B, [EOS, C]] = torch.tensor([0.99, 0.01])
-    t[C, [EOS, A]] = torch.tensor([0.9, 0.1])
-    t[EOS, [EOS, A, B, C]] = 0.25
-    return TableModel(t)
-
-
-def long_or_short():
-    """A model for the length penalty: "A <eos>" (0.52 x 0.96 = 0.499) has the highest probability, but
-    "B C D <eos>" (0.48 x 0.99^3 = 0.466) wins once scores are divided by lp(|Y|) with alpha = 0.6 or 1."""
-    t = torch.zeros(8, 8)
-    t[BOS, [A, B]] = torch.tensor([0.52, 0.48])
-    t[A, [EOS, C]] = torch.tensor([0.96, 0.04])
-    t[B, [C, EOS]] = torch.tensor([0.99, 0.01])
-    t[C, [D, EOS]] = torch.tensor([0.99, 0.01])
-    t[D, [EOS, C]] = torch.tensor([0.99, 0.01])
-    t[EOS, EOS] = 1.0
-    return TableModel(t)
-
-
-def pad_trap():
-    """<pad> is the most likely next token after <bos>, A and C (0.5, 0.45, 0.4), and after <pad> it is sure: a search
-    that does not exclude padding outputs nothing but padding. Without it: greedy "A <eos>", beam 2 "B <eos>"."""
-    t = torch.zeros(8, 8)
-    t[BOS, [PAD, A, B]] = torch.tensor([0.5, 0.3, 0.2])
-    t[A, [PAD, EOS, C]] = torch.tensor([0.45, 0.3, 0.25])
-    t[B, [PAD, EOS]] = torch.tensor([0.1, 0.9])
-    t[C, [PAD, EOS]] = torch.tensor([0.4, 0.6])
-    t[PAD, PAD] = 1.0
-    t[EOS, [EOS, A, B, C]] = 0.25
-    return TableModel(t)
-
-
-def unk_trap():
-    """<unk> is the most likely token after <bos> and after A (0.5): with ban=[UNK] greedy gives "A <eos>" and a beam
-    of 2 "B <eos>"; with ban=[UNK, A] both give "B <eos>"; without a ban both give "<unk> <eos>"."""
-    t = torch.zeros(8, 8)
-    t[BOS, [UNK, A, B]] = torch.tensor([0.5, 0.3, 0.2])
-    t[A, [UNK, EOS, C]] = torch.tensor([0.5, 0.3, 0.2])
-    t[B, [EOS, UNK]] = torch.tensor([0.6, 0.4])
-    t[C, EOS] = 1.0
-    t[UNK, EOS] = 1.0
-    t[EOS, [EOS, A, B, C]] = 0.25
-    return TableModel(t)
-
-
-SOURCES = torch.tensor([[5, 6, 4, 7, 6, 5], [7, 4, 4, 0, 0, 0], [6, 6, 5, 7, 0, 0], [4, 5, 0, 0, 0, 0], [7, 7, 7, 7, 7, 0]])
-
-
-def show(ids):
-    return "[" + ", ".join(map(str, ids)) + "]"
-
 
 # ---------------------------------------------------------------- 1: greedy decoding
-SEARCH_FORBID = ["transformer.generation.greedy_search", "transformer.generation.generate_step",
-                 "transformer.generation._generate", "transformer.generation.beam_search", "transformer.generation.sample"]
+SEARCH_FORBID = [
+    "transformer.generation.greedy_search",
+    "transformer.generation.generate_step",
+    "transformer.generation._generate",
+    "transformer.generation.beam_search",
+    "transformer.generation.sample",
+]
 
 
 @question(QUESTIONS, 1, 3, "greedy_search", forbid=SEARCH_FORBID)
 def q1(ns):
     f = need(ns, "greedy_search", "function")
-    two = torch.tensor([[A], [B]])                                # the table models ignore their source
-    cases = [(random_model(3), SOURCES, EOS, 10, None, "random model (seed 3), 5 padded sources, max_len=10: "
-                                                       "outputs of 9, 10, 10, 2 and 10 tokens"),
-             (random_model(0), SOURCES, EOS, 10, None, "random model (seed 0), max_len=10: two sentences end at once (<eos> first)"),
-             (random_model(0), SOURCES[3:4], EOS, 1, None, "one sentence, max_len=1"),
-             (random_model(3), SOURCES[:2], None, 4, None, "eos_id=None: every sentence gets max_len=4 tokens"),
-             (random_model(7, pad_id=1), SOURCES.masked_fill(SOURCES == 0, 1), EOS, 10, None,
-              "pad_id=1 (model.cfg.pad_id), sources padded with 1"),
-             (pad_trap(), two, EOS, 6, None, "table model in which <pad> (id 0) is the most likely next token "
-                                             "after <bos> and after A: padding is never a prediction"),
-             (unk_trap(), two, EOS, 6, None, "table model in which <unk> (id 1) is the most likely first token; "
-                                             "no ban, so <unk> may be chosen"),
-             (unk_trap(), two, EOS, 6, [UNK], "the same table model, ban=[1]: <unk> must never be chosen"),
-             (unk_trap(), two, EOS, 6, [UNK, A], "the same table model, ban=[1, 4]"),
-             (random_model(3), SOURCES, EOS, 10, [EOS, 5], "random model (seed 3), ban=[3, 5]: with <eos> banned "
-                                                           "no sentence ends before max_len=10")]
+    two = torch.tensor([[A], [B]])  # the table models ignore their source
+    cases = [
+        (
+            random_model(3),
+            SOURCES,
+            EOS,
+            10,
+            None,
+            "random model (seed 3), 5 padded sources, max_len=10: outputs of 9, 10, 10, 2 and 10 tokens",
+        ),
+        (
+            random_model(0),
+            SOURCES,
+            EOS,
+            10,
+            None,
+            "random model (seed 0), max_len=10: two sentences end at once (<eos> first)",
+        ),
+        (random_model(0), SOURCES[3:4], EOS, 1, None, "one sentence, max_len=1"),
+        (random_model(3), SOURCES[:2], None, 4, None, "eos_id=None: every sentence gets max_len=4 tokens"),
+        (
+            random_model(7, pad_id=1),
+            SOURCES.masked_fill(SOURCES == 0, 1),
+            EOS,
+            10,
+            None,
+            "pad_id=1 (model.cfg.pad_id), sources padded with 1",
+        ),
+        (
+            pad_trap(),
+            two,
+            EOS,
+            6,
+            None,
+            "table model in which <pad> (id 0) is the most likely next token "
+            "after <bos> and after A: padding is never a prediction",
+        ),
+        (
+            unk_trap(),
+            two,
+            EOS,
+            6,
+            None,
+            "table model in which <unk> (id 1) is the most likely first token; no ban, so <unk> may be chosen",
+        ),
+        (unk_trap(), two, EOS, 6, [UNK], "the same table model, ban=[1]: <unk> must never be chosen"),
+        (unk_trap(), two, EOS, 6, [UNK, A], "the same table model, ban=[1, 4]"),
+        (
+            random_model(3),
+            SOURCES,
+            EOS,
+            10,
+            [EOS, 5],
+            "random model (seed 3), ban=[3, 5]: with <eos> banned no sentence ends before max_len=10",
+        ),
+    ]
     for model, src, eos, max_len, ban, case in cases:
         want = greedy_search(model, src, BOS, eos, max_len, use_cache=False, ban=ban or ())
         kw = {} if ban is None else {"ban": list(ban)}
@@ -129,19 +106,26 @@ def q1(ns):
         with torch.no_grad():
             got = f(model, src.clone(), BOS, eos, max_len, **kw)
         if encoded[0] != src.size(0):
-            raise Miss("the sources are not encoded once",
-                       f"Case {case}: model.encode read {encoded[0]} source rows for {src.size(0)} sentences. Encode "
-                       "each source once, before the loop; every step decodes with that memory.")
+            raise Miss(
+                "the sources are not encoded once",
+                f"Case {case}: model.encode read {encoded[0]} source rows for {src.size(0)} sentences. Encode "
+                "each source once, before the loop; every step decodes with that memory.",
+            )
         if not isinstance(got, (list, tuple)) or len(got) != len(want):
-            raise Miss("the result is not one list of token ids per sentence",
-                       f"Case {case}: expected a list of {len(want)} lists, got {type(got).__name__}"
-                       + (f" of length {len(got)}" if hasattr(got, "__len__") else "") + ".")
+            raise Miss(
+                "the result is not one list of token ids per sentence",
+                f"Case {case}: expected a list of {len(want)} lists, got {type(got).__name__}"
+                + (f" of length {len(got)}" if hasattr(got, "__len__") else "")
+                + ".",
+            )
         for b, (g, w) in enumerate(zip(got, want)):
             if not isinstance(g, list) or not all(isinstance(t, int) for t in g):
-                raise Miss("a sentence's tokens are not a Python list of ints",
-                           f"Case {case}; sentence {b} is a {type(g).__name__}"
-                           + (f" of {type(g[0]).__name__}" if isinstance(g, (list, tuple)) and g else "")
-                           + ": return a list of ints per sentence (tensor.tolist() gives one).")
+                raise Miss(
+                    "a sentence's tokens are not a Python list of ints",
+                    f"Case {case}; sentence {b} is a {type(g).__name__}"
+                    + (f" of {type(g[0]).__name__}" if isinstance(g, (list, tuple)) and g else "")
+                    + ": return a list of ints per sentence (tensor.tolist() gives one).",
+                )
             if g != w:
                 raise Miss("wrong tokens", f"Case {case}; sentence {b}: expected {show(w)}, got {show(g)}.")
 
@@ -149,9 +133,11 @@ def q1(ns):
 def count_rows(model, name):
     "Count the batch rows model.<name> is called on from now on: a list whose one item the calls add to."
     rows, method = [0], getattr(model, name)
+
     def counted(src, *args, **kwargs):
         rows[0] += src.size(0)
         return method(src, *args, **kwargs)
+
     object.__setattr__(model, name, counted)
     return rows
 
@@ -186,12 +172,22 @@ def q4(ns):
             try:
                 got = float(got)
             except (TypeError, ValueError):
-                raise Miss("the result is not a number", f"length_penalty({length}, {alpha}) returned a {type(got).__name__}.") from None
+                raise Miss(
+                    "the result is not a number",
+                    f"length_penalty({length}, {alpha}) returned a {type(got).__name__}.",
+                ) from None
             if not math.isclose(got, want, rel_tol=1e-6):
-                raise Miss("wrong value", f"length_penalty({length}, alpha={alpha}): expected {want:.6g}, got {got:.6g}.")
+                raise Miss(
+                    "wrong value",
+                    f"length_penalty({length}, alpha={alpha}): expected {want:.6g}, got {got:.6g}.",
+                )
     lengths = torch.arange(1, 9)
-    same(f(lengths, 0.6), length_penalty(lengths, 0.6), "length_penalty(lengths, 0.6)",
-         "a tensor of lengths 1..8, as beam search uses it")
+    same(
+        f(lengths, 0.6),
+        length_penalty(lengths, 0.6),
+        "length_penalty(lengths, 0.6)",
+        "a tensor of lengths 1..8, as beam search uses it",
+    )
     if not math.isclose(float(f(3)), length_penalty(3), rel_tol=1e-6):
         raise Miss("wrong default alpha", "length_penalty(3) should use the paper's alpha = 0.6.")
 
@@ -199,7 +195,9 @@ def q4(ns):
 # ---------------------------------------------------------------- 5: beam search
 def best(model, src, max_len, beam_size, alpha, ban=()):
     "The package's best hypothesis and its score, for one sentence."
-    hyps, scores = beam_search(model, src, BOS, EOS, max_len, beam_size=beam_size, alpha=alpha, use_cache=False, ban=ban)
+    hyps, scores = beam_search(
+        model, src, BOS, EOS, max_len, beam_size=beam_size, alpha=alpha, use_cache=False, ban=ban
+    )
     return hyps[0][0], scores[0][0]
 
 
@@ -207,26 +205,70 @@ def best(model, src, max_len, beam_size, alpha, ban=()):
 def q5(ns):
     f = need(ns, "beam_search", "function")
     trap, longer, one = greedy_trap(), long_or_short(), torch.tensor([[A]])
-    cases = [(trap, one, 5, 2, 0.0, None, "table model where greedy picks A but 'B <eos>' is best; beam 2, alpha 0"),
-             (trap, one, 5, 2, 0.6, None, "the same table model, beam 2, alpha 0.6"),
-             (trap, one, 5, 1, 0.6, None, "the same table model, beam 1 (greedy)"),
-             (trap, one, 5, 4, 0.6, None, "the same table model, beam 4, max_len 5"),
-             (longer, one, 8, 3, 0.0, None, "table model, beam 3, alpha 0: the short 'A <eos>' wins"),
-             (longer, one, 8, 3, 1.0, None, "the same table model, beam 3, alpha 1: a longer output wins"),
-             (longer, one, 3, 2, 1.0, None, "the same table model, beam 2, alpha 1, max_len 3: "
-                                            "open beams are scored as they are when max_len is reached")]
+    cases = [
+        (
+            trap,
+            one,
+            5,
+            2,
+            0.0,
+            None,
+            "table model where greedy picks A but 'B <eos>' is best; beam 2, alpha 0",
+        ),
+        (trap, one, 5, 2, 0.6, None, "the same table model, beam 2, alpha 0.6"),
+        (trap, one, 5, 1, 0.6, None, "the same table model, beam 1 (greedy)"),
+        (trap, one, 5, 4, 0.6, None, "the same table model, beam 4, max_len 5"),
+        (longer, one, 8, 3, 0.0, None, "table model, beam 3, alpha 0: the short 'A <eos>' wins"),
+        (longer, one, 8, 3, 1.0, None, "the same table model, beam 3, alpha 1: a longer output wins"),
+        (
+            longer,
+            one,
+            3,
+            2,
+            1.0,
+            None,
+            "the same table model, beam 2, alpha 1, max_len 3: "
+            "open beams are scored as they are when max_len is reached",
+        ),
+    ]
     for seed, row, k in ((3, 0, 3), (3, 3, 4), (5, 1, 2)):
-        src = SOURCES[row:row + 1]
-        cases.append((random_model(seed), src[src != 0][None], 6, k, 0.6, None,
-                      f"random model (seed {seed}), source {show(src[src != 0].tolist())}, beam {k}, alpha 0.6, max_len 6"))
-    cases += [(pad_trap(), one, 6, 2, 0.6, None, "table model in which <pad> (id 0) is the most likely next token after "
-                                                 "<bos>, A and C; beam 2, alpha 0.6: padding is never a candidate"),
-              (pad_trap(), one, 6, 1, 0.0, None, "the same table model, beam 1, alpha 0"),
-              (unk_trap(), one, 6, 2, 0.6, None, "table model in which <unk> (id 1) is the most likely first token; "
-                                                 "beam 2, no ban"),
-              (unk_trap(), one, 6, 2, 0.6, [UNK], "the same table model, beam 2, ban=[1]"),
-              (unk_trap(), one, 6, 1, 0.6, [UNK], "the same table model, beam 1, ban=[1]"),
-              (unk_trap(), one, 6, 3, 0.0, [UNK, A], "the same table model, beam 3, alpha 0, ban=[1, 4]")]
+        src = SOURCES[row : row + 1]
+        cases.append(
+            (
+                random_model(seed),
+                src[src != 0][None],
+                6,
+                k,
+                0.6,
+                None,
+                f"random model (seed {seed}), source {show(src[src != 0].tolist())}, beam {k}, alpha 0.6, max_len 6",
+            )
+        )
+    cases += [
+        (
+            pad_trap(),
+            one,
+            6,
+            2,
+            0.6,
+            None,
+            "table model in which <pad> (id 0) is the most likely next token after "
+            "<bos>, A and C; beam 2, alpha 0.6: padding is never a candidate",
+        ),
+        (pad_trap(), one, 6, 1, 0.0, None, "the same table model, beam 1, alpha 0"),
+        (
+            unk_trap(),
+            one,
+            6,
+            2,
+            0.6,
+            None,
+            "table model in which <unk> (id 1) is the most likely first token; beam 2, no ban",
+        ),
+        (unk_trap(), one, 6, 2, 0.6, [UNK], "the same table model, beam 2, ban=[1]"),
+        (unk_trap(), one, 6, 1, 0.6, [UNK], "the same table model, beam 1, ban=[1]"),
+        (unk_trap(), one, 6, 3, 0.0, [UNK, A], "the same table model, beam 3, alpha 0, ban=[1, 4]"),
+    ]
     for model, src, max_len, k, alpha, ban, case in cases:
         want_tokens, want_score = best(model, src, max_len, k, alpha, ban or ())
         kw = {} if ban is None else {"ban": list(ban)}
@@ -242,11 +284,17 @@ def q5(ns):
         except (TypeError, ValueError):
             raise Miss("the score is not a number", f"Case {case}: got a {type(score).__name__}.") from None
         if tokens != want_tokens:
-            raise Miss("wrong best hypothesis", f"Case {case}: expected {show(want_tokens)} (score {want_score:.4f}), "
-                                                f"got {show(tokens)} (score {score:.4f}).")
+            raise Miss(
+                "wrong best hypothesis",
+                f"Case {case}: expected {show(want_tokens)} (score {want_score:.4f}), "
+                f"got {show(tokens)} (score {score:.4f}).",
+            )
         if not math.isclose(score, want_score, rel_tol=1e-4, abs_tol=1e-4):
-            raise Miss("wrong score", f"Case {case}: the tokens {show(tokens)} are right; expected the score "
-                                      f"log P / lp = {want_score:.4f}, got {score:.4f}.")
+            raise Miss(
+                "wrong score",
+                f"Case {case}: the tokens {show(tokens)} are right; expected the score "
+                f"log P / lp = {want_score:.4f}, got {score:.4f}.",
+            )
 
 
 # ---------------------------------------------------------------- 6: sampling, one temperature per row
@@ -257,74 +305,91 @@ def per_row(logits, temperature, **kw):
     return out.reshape(logits.shape)
 
 
-@question(QUESTIONS, 6, 3, "sampling_probs",
-          forbid=["transformer.generation.sampling_probs", "transformer.generation.sample"])
+@question(
+    QUESTIONS,
+    6,
+    3,
+    "sampling_probs",
+    forbid=["transformer.generation.sampling_probs", "transformer.generation.sample"],
+)
 def q6(ns):
     f = need(ns, "sampling_probs", "function")
-    rows = rand(40, 12, seed=1) * 2                               # 40 random next-token distributions over 12 tokens
-    cases = [({}, "temperature 1"), (dict(temperature=0.5), "temperature 0.5"), (dict(temperature=2.0), "temperature 2"),
-             (dict(top_k=1), "top_k=1"), (dict(top_k=4), "top_k=4"), (dict(top_k=12), "top_k=12 (the whole vocabulary)"),
-             (dict(top_p=1e-6), "top_p=1e-6 (only the most likely token survives)"), (dict(top_p=0.5), "top_p=0.5"),
-             (dict(top_p=0.9), "top_p=0.9"), (dict(temperature=0.7, top_k=5, top_p=0.6), "temperature 0.7, top_k=5, top_p=0.6"),
-             (dict(temperature=2.0, top_k=6, top_p=0.5), "temperature 2, top_k=6, top_p=0.5"),
-             (dict(temperature=0), "temperature 0: all the mass on the arg-max")]
+    rows = rand(40, 12, seed=1) * 2  # 40 random next-token distributions over 12 tokens
+    cases = [
+        ({}, "temperature 1"),
+        (dict(temperature=0.5), "temperature 0.5"),
+        (dict(temperature=2.0), "temperature 2"),
+        (dict(top_k=1), "top_k=1"),
+        (dict(top_k=4), "top_k=4"),
+        (dict(top_k=12), "top_k=12 (the whole vocabulary)"),
+        (dict(top_p=1e-6), "top_p=1e-6 (only the most likely token survives)"),
+        (dict(top_p=0.5), "top_p=0.5"),
+        (dict(top_p=0.9), "top_p=0.9"),
+        (dict(temperature=0.7, top_k=5, top_p=0.6), "temperature 0.7, top_k=5, top_p=0.6"),
+        (dict(temperature=2.0, top_k=6, top_p=0.5), "temperature 2, top_k=6, top_p=0.5"),
+        (dict(temperature=0), "temperature 0: all the mass on the arg-max"),
+    ]
     for kw, case in cases:
         same(f(rows, **kw), sampling_probs(rows, **kw), "the distribution", f"{case}; logits (40, 12)")
     # one temperature per row: a batch of requests from different users
-    temps = torch.tensor([0.5, 1.0, 2.0, 0.0, 0.7, 3.0, 0.0, 1.3] * 5)       # (40,): rows 3, 7, 11, ... are greedy
+    temps = torch.tensor([0.5, 1.0, 2.0, 0.0, 0.7, 3.0, 0.0, 1.3] * 5)  # (40,): rows 3, 7, 11, ... are greedy
     shown = "temperature = tensor([0.5, 1.0, 2.0, 0.0, 0.7, 3.0, 0.0, 1.3] * 5), one per row"
-    for kw, case in [({}, shown), (dict(top_k=4), f"{shown}, top_k=4"), (dict(top_p=0.8), f"{shown}, top_p=0.8"),
-                     (dict(top_k=6, top_p=0.6), f"{shown}, top_k=6, top_p=0.6")]:
-        same(f(rows, temperature=temps.clone(), **kw), per_row(rows, temps, **kw), "the distribution",
-             f"{case}; logits (40, 12)")
+    for kw, case in [
+        ({}, shown),
+        (dict(top_k=4), f"{shown}, top_k=4"),
+        (dict(top_p=0.8), f"{shown}, top_p=0.8"),
+        (dict(top_k=6, top_p=0.6), f"{shown}, top_k=6, top_p=0.6"),
+    ]:
+        same(
+            f(rows, temperature=temps.clone(), **kw),
+            per_row(rows, temps, **kw),
+            "the distribution",
+            f"{case}; logits (40, 12)",
+        )
     batch, batch_temps = rand(2, 3, 12, seed=2) * 3, torch.tensor([[0.8, 0.0, 1.5], [2.0, 0.3, 1.0]])
-    same(f(batch, temperature=batch_temps.clone(), top_k=3, top_p=0.7), per_row(batch, batch_temps, top_k=3, top_p=0.7),
-         "the distribution", "logits of shape (2, 3, 12), temperature of shape (2, 3) (one 0), top_k=3, top_p=0.7")
+    same(
+        f(batch, temperature=batch_temps.clone(), top_k=3, top_p=0.7),
+        per_row(batch, batch_temps, top_k=3, top_p=0.7),
+        "the distribution",
+        "logits of shape (2, 3, 12), temperature of shape (2, 3) (one 0), top_k=3, top_p=0.7",
+    )
 
 
 # ---------------------------------------------------------------- 7: find the bug: greedy decoding with the cache
 @question(QUESTIONS, 7, 3, "greedy_with_cache", forbid=SEARCH_FORBID)
 def q7(ns):
     f = need(ns, "greedy_with_cache", "function")
-    cases = [(3, SOURCES, 10, "random model (seed 3), 5 padded sources, max_len=10"),
-             (0, SOURCES[:2], 8, "random model (seed 0), 2 sources, max_len=8"),
-             (7, SOURCES, 10, "random model (seed 7), 5 padded sources, max_len=10"),
-             (0, SOURCES[3:4], 1, "random model (seed 0), one sentence, max_len=1")]
+    cases = [
+        (3, SOURCES, 10, "random model (seed 3), 5 padded sources, max_len=10"),
+        (0, SOURCES[:2], 8, "random model (seed 0), 2 sources, max_len=8"),
+        (7, SOURCES, 10, "random model (seed 7), 5 padded sources, max_len=10"),
+        (0, SOURCES[3:4], 1, "random model (seed 0), one sentence, max_len=1"),
+    ]
     for seed, src, max_len, case in cases:
         model = random_model(seed)
-        want = torch.tensor(greedy_search(model, src, BOS, None, max_len))  # (batch, max_len): eos_id=None, no early end
-        lengths = []                                                          # positions fed to the decoder per call
+        want = torch.tensor(
+            greedy_search(model, src, BOS, None, max_len)
+        )  # (batch, max_len): eos_id=None, no early end
+        lengths = []  # positions fed to the decoder per call
         model.decoder.register_forward_pre_hook(lambda module, args: lengths.append(args[0].size(1)))
         with torch.no_grad():
             got = f(model, src.clone(), BOS, max_len)
         same(got, want, "the output", case)
         if any(n != 1 for n in lengths):
-            raise Miss("the decoder reruns the whole prefix", f"Case {case}: the decoder was called on {max(lengths)} "
-                                                             "positions at once; with the cache each step feeds only the newest token.")
+            raise Miss(
+                "the decoder reruns the whole prefix",
+                f"Case {case}: the decoder was called on {max(lengths)} "
+                "positions at once; with the cache each step feeds only the newest token.",
+            )
 
 
 # ---------------------------------------------------------------- 8: predict, then check: how wide a beam?
-E = 8
-
-
-def first_token_trap():
-    """The best output, "D <eos>" (0.2 x 0.95 = 0.19), starts with the least likely first token: A, B, C (0.3, 0.27, 0.23)
-    each end with lower probability (0.18, 0.167, 0.150). A beam narrower than 4 drops D at the first step."""
-    t = torch.zeros(10, 10)
-    t[BOS, [A, B, C, D]] = torch.tensor([0.3, 0.27, 0.23, 0.2])
-    t[A, [EOS, E]] = torch.tensor([0.6, 0.4])
-    t[B, [EOS, E]] = torch.tensor([0.62, 0.38])
-    t[C, [EOS, E]] = torch.tensor([0.65, 0.35])
-    t[D, [EOS, E]] = torch.tensor([0.95, 0.05])
-    t[E, EOS] = 1.0
-    t[EOS, EOS] = 1.0
-    return TableModel(t)
 
 
 @question(QUESTIONS, 8, 2, "the narrowest beam that finds the best output")
 def q8(ns):
     model, src = first_token_trap(), torch.tensor([[A]])
-    found = {k: best(model, src, 5, k, 0.0)[0] for k in range(1, 10)}    # a beam of 9 keeps every first token
+    found = {k: best(model, src, 5, k, 0.0)[0] for k in range(1, 10)}  # a beam of 9 keeps every first token
     check_number(ns, "answer_q8", min(k for k, tokens in found.items() if tokens == found[9]), rel=0)
 
 
@@ -338,22 +403,38 @@ def q9(ns):
 
 # What qN.hint() prints in the notebook: a nudge towards the method, never the answer.
 HINTS = {
-    1: ('Encode once; keep a (batch, t) tensor of ids and a `done` flag per sentence. Set the logits of '
-        'padding and of banned ids to -inf before argmax; cut each row at eos and return lists of ints.'),
-    2: ('Per row, layer and position a key and a value of n_kv_heads * d_k floats of 4 bytes; self-attention '
-        'holds the target positions, cross-attention the source positions.'),
-    3: ('Without a cache step t evaluates t positions per layer, with it 1. Sum over the steps and multiply '
-        'by the layers.'),
-    4: '((5 + length) / 6) ** alpha works for an int and for a tensor alike.',
-    5: ('Keep (tokens, logP, finished) per hypothesis; extend only the open ones by every allowed token with '
-        'log_softmax over the whole vocabulary; carry finished ones over unchanged; sort candidates by logP / '
-        'length_penalty(|Y|, alpha).'),
-    6: ('Make the temperature a tensor of shape logits.shape[:-1] + (1,); divide where it is positive, and '
-        'give the rows at 0 a one-hot on their argmax instead, so no row divides by zero.'),
-    7: ('With the cache, the decoder is given one token: at which position does the positional encoding put '
-        "it? Pass the step's position to model.decode."),
-    8: ('Compute P for each complete output by hand (the probabilities along the path), then run beam_search '
-        'with beam sizes 1, 2, 3, ... and alpha=0.'),
-    9: ('Work out lp(Y) at alpha = 0 and compute both scores; for (c) and (e), try beam_search with 7 beams '
-        'and think about what a finished hypothesis keeps.'),
+    1: (
+        "Encode once; keep a (batch, t) tensor of ids and a `done` flag per sentence. Set the logits of "
+        "padding and of banned ids to -inf before argmax; cut each row at eos and return lists of ints."
+    ),
+    2: (
+        "Per row, layer and position a key and a value of n_kv_heads * d_k floats of 4 bytes; self-attention "
+        "holds the target positions, cross-attention the source positions."
+    ),
+    3: (
+        "Without a cache step t evaluates t positions per layer, with it 1. Sum over the steps and multiply "
+        "by the layers."
+    ),
+    4: "((5 + length) / 6) ** alpha works for an int and for a tensor alike.",
+    5: (
+        "Keep (tokens, logP, finished) per hypothesis; extend only the open ones by every allowed token with "
+        "log_softmax over the whole vocabulary; carry finished ones over unchanged; sort candidates by logP / "
+        "length_penalty(|Y|, alpha)."
+    ),
+    6: (
+        "Make the temperature a tensor of shape logits.shape[:-1] + (1,); divide where it is positive, and "
+        "give the rows at 0 a one-hot on their argmax instead, so no row divides by zero."
+    ),
+    7: (
+        "With the cache, the decoder is given one token: at which position does the positional encoding put "
+        "it? Pass the step's position to model.decode."
+    ),
+    8: (
+        "Compute P for each complete output by hand (the probabilities along the path), then run beam_search "
+        "with beam sizes 1, 2, 3, ... and alpha=0."
+    ),
+    9: (
+        "Work out lp(Y) at alpha = 0 and compute both scores; for (c) and (e), try beam_search with 7 beams "
+        "and think about what a finished hypothesis keeps."
+    ),
 }

@@ -1,10 +1,14 @@
 """Exercise 6: the whole model."""
+
 import torch
 import torch.nn.functional as F
 
 from transformer.attention import causal_mask
 from transformer.model import Transformer, TransformerConfig, count_parameters
-from ..checks import Miss, check_choice, check_number, need, question, randint, same
+
+from ..checks import Miss, check_choice, check_number, question
+from ..learner import need
+from ..tensors import randint, same
 
 NOTEBOOK = "06_model"
 QUESTIONS = []
@@ -23,23 +27,59 @@ def padded(batch, length, pad, seed, high=13, pads=()):
     return ids
 
 
-@question(QUESTIONS, 1, 3, "the forward pass from the model's parts",
-          forbid=["transformer.model.Transformer.forward", "transformer.model.Transformer.encode",
-                  "transformer.model.Transformer.decode"])
+@question(
+    QUESTIONS,
+    1,
+    3,
+    "the forward pass from the model's parts",
+    forbid=[
+        "transformer.model.Transformer.forward",
+        "transformer.model.Transformer.encode",
+        "transformer.model.Transformer.decode",
+    ],
+)
 def q1(ns):
     f = need(ns, "transformer_forward", "function")
     cases = []
-    for pad in (0, 3):      # padding in the source and in the target, source and target of different lengths
-        cases.append((small(pad_id=pad), padded(2, 7, pad, 1, pads={0: 5}), padded(2, 5, pad, 2, pads={1: 3}),
-                      pad, f"pad_id={pad}, padded source (2, 7) and target (2, 5)"))
+    for pad in (0, 3):  # padding in the source and in the target, source and target of different lengths
+        cases.append(
+            (
+                small(pad_id=pad),
+                padded(2, 7, pad, 1, pads={0: 5}),
+                padded(2, 5, pad, 2, pads={1: 3}),
+                pad,
+                f"pad_id={pad}, padded source (2, 7) and target (2, 5)",
+            )
+        )
     # a batch of one sentence pair, padded on both sides, and one without padding: masks must keep their batch axis
-    cases.append((small(), padded(1, 6, 0, 3, pads={0: 4}), padded(1, 5, 0, 4, pads={0: 3}), 0,
-                  "batch of 1, padded source (1, 6) and target (1, 5)"))
-    cases.append((small(), padded(1, 4, 0, 5), padded(1, 6, 0, 6), 0, "batch of 1, no padding, source (1, 4), target (1, 6)"))
+    cases.append(
+        (
+            small(),
+            padded(1, 6, 0, 3, pads={0: 4}),
+            padded(1, 5, 0, 4, pads={0: 3}),
+            0,
+            "batch of 1, padded source (1, 6) and target (1, 5)",
+        )
+    )
+    cases.append(
+        (
+            small(),
+            padded(1, 4, 0, 5),
+            padded(1, 6, 0, 6),
+            0,
+            "batch of 1, no padding, source (1, 4), target (1, 6)",
+        )
+    )
     # three pairs, vocabularies of different sizes (src 11, tgt 17), a Pre-LN model
-    cases.append((small(11, 17, pre_norm=True), padded(3, 5, 0, 7, high=11, pads={0: 2, 2: 4}),
-                  padded(3, 6, 0, 8, high=17, pads={1: 1, 2: 5}), 0,
-                  "batch of 3, src_vocab=11, tgt_vocab=17, pre_norm=True, padding in both"))
+    cases.append(
+        (
+            small(11, 17, pre_norm=True),
+            padded(3, 5, 0, 7, high=11, pads={0: 2, 2: 4}),
+            padded(3, 6, 0, 8, high=17, pads={1: 1, 2: 5}),
+            0,
+            "batch of 3, src_vocab=11, tgt_vocab=17, pre_norm=True, padding in both",
+        )
+    )
     for model, src, tgt, pad, case in cases:
         with torch.no_grad():
             same(f(model, src, tgt, pad), model(src, tgt), "the output", f"logits for {case}, eval mode")
@@ -47,11 +87,15 @@ def q1(ns):
 
 def sgd_step(model, lr=0.5):
     "One SGD step on a loss that uses the source table, the target table and the output projection."
-    src, tgt_in, tgt_out = randint(1, 13, (2, 6), seed=20), randint(1, 13, (2, 5), seed=21), randint(1, 13, (2, 5), seed=22)
+    src, tgt_in, tgt_out = (
+        randint(1, 13, (2, 6), seed=20),
+        randint(1, 13, (2, 5), seed=21),
+        randint(1, 13, (2, 5), seed=22),
+    )
     model.zero_grad()
     F.cross_entropy(model(src, tgt_in).flatten(0, 1), tgt_out.flatten()).backward()
     with torch.no_grad():
-        for p in model.parameters():          # each Parameter once, as an optimizer sees them
+        for p in model.parameters():  # each Parameter once, as an optimizer sees them
             if p.grad is not None:
                 p -= lr * p.grad
 
@@ -64,32 +108,47 @@ def q2(ns):
     f(model)
     w = model.tgt_embed.lut.weight
     if model.generator.weight is not w:
-        raise Miss("the output projection does not share the target embedding",
-                   "After tie_weights, model.generator.weight must be the same Parameter object as "
-                   "model.tgt_embed.lut.weight (`is`), not a copy and not a second Parameter over the same data.")
+        raise Miss(
+            "the output projection does not share the target embedding",
+            "After tie_weights, model.generator.weight must be the same Parameter object as "
+            "model.tgt_embed.lut.weight (`is`), not a copy and not a second Parameter over the same data.",
+        )
     if model.src_embed.lut.weight is not w:
-        raise Miss("the source embedding is not shared although the vocabularies are equal",
-                   "With src_vocab == tgt_vocab all three matrices are one Parameter.")
+        raise Miss(
+            "the source embedding is not shared although the vocabularies are equal",
+            "With src_vocab == tgt_vocab all three matrices are one Parameter.",
+        )
     same(w, original, "the shared matrix", "keep the target embedding's values")
     reference = small(share_embeddings=True)
     if count_parameters(model)["total"] != count_parameters(reference)["total"]:
-        raise Miss("the parameter count is not that of a fully tied model",
-                   f"Expected {count_parameters(reference)['total']} parameters.")
+        raise Miss(
+            "the parameter count is not that of a fully tied model",
+            f"Expected {count_parameters(reference)['total']} parameters.",
+        )
     # model.parameters() is what an optimizer receives: the shared matrix must be in it once, and nothing else new
     mine_params, ref_params = list(model.parameters()), list(reference.parameters())
     if len(mine_params) != len(ref_params) or sum(p.numel() for p in mine_params) != sum(p.numel() for p in ref_params):
-        raise Miss("model.parameters() does not list the shared matrix exactly once",
-                   f"Expected {len(ref_params)} tensors with {sum(p.numel() for p in ref_params)} numbers, got "
-                   f"{len(mine_params)} with {sum(p.numel() for p in mine_params)}.")
+        raise Miss(
+            "model.parameters() does not list the shared matrix exactly once",
+            f"Expected {len(ref_params)} tensors with {sum(p.numel() for p in ref_params)} numbers, got "
+            f"{len(mine_params)} with {sum(p.numel() for p in mine_params)}.",
+        )
     # a gradient step moves the shared matrix once, by the sum of the gradients of its three uses:
     # the result must equal the package's tied model after the same step, through every name
     reference.load_state_dict(model.state_dict())
-    sgd_step(model)                           # both in eval mode: no dropout, the same step
+    sgd_step(model)  # both in eval mode: no dropout, the same step
     sgd_step(reference)
-    for what, got in (("model.generator.weight", model.generator.weight), ("model.tgt_embed.lut.weight", model.tgt_embed.lut.weight),
-                      ("model.src_embed.lut.weight", model.src_embed.lut.weight)):
-        same(got, reference.generator.weight, f"{what} after one gradient step",
-             "SGD on a loss that reads both tables and uses the output projection")
+    for what, got in (
+        ("model.generator.weight", model.generator.weight),
+        ("model.tgt_embed.lut.weight", model.tgt_embed.lut.weight),
+        ("model.src_embed.lut.weight", model.src_embed.lut.weight),
+    ):
+        same(
+            got,
+            reference.generator.weight,
+            f"{what} after one gradient step",
+            "SGD on a loss that reads both tables and uses the output projection",
+        )
     torch.manual_seed(0)
     model = Transformer(TransformerConfig(13, 17, d_model=8, n_layers=1, h=2, d_ff=16, tie_output=False))
     src_before = model.src_embed.lut.weight
@@ -97,7 +156,10 @@ def q2(ns):
     if model.generator.weight is not model.tgt_embed.lut.weight:
         raise Miss("the output projection does not share the target embedding", "Case src_vocab=13, tgt_vocab=17.")
     if model.src_embed.lut.weight is not src_before:
-        raise Miss("the source embedding changed although the vocabularies differ", "Case src_vocab=13, tgt_vocab=17.")
+        raise Miss(
+            "the source embedding changed although the vocabularies differ",
+            "Case src_vocab=13, tgt_vocab=17.",
+        )
 
 
 def meta_model(cfg):
@@ -108,11 +170,15 @@ def meta_model(cfg):
 
 # Computed once here, when the chapter's questions are loaded, not in every question's process:
 # the first model built on the meta device can cost about a second.
-CHANGED = count_parameters(meta_model(TransformerConfig.base(37000, 37000, share_embeddings=True, h=16, d_ff=1024)))["total"]
+CHANGED = count_parameters(meta_model(TransformerConfig.base(37000, 37000, share_embeddings=True, h=16, d_ff=1024)))[
+    "total"
+]
 _parts = count_parameters(meta_model(TransformerConfig.base(8000, 10000)))
 EMBEDDING_SHARE = (_parts["src_embed"] + _parts["tgt_embed"]) / _parts["total"]
-PRE_LN_EXTRA = (count_parameters(meta_model(TransformerConfig.base(37000, 37000, share_embeddings=True, pre_norm=True)))["total"]
-                - count_parameters(meta_model(TransformerConfig.base(37000, 37000, share_embeddings=True)))["total"])
+PRE_LN_EXTRA = (
+    count_parameters(meta_model(TransformerConfig.base(37000, 37000, share_embeddings=True, pre_norm=True)))["total"]
+    - count_parameters(meta_model(TransformerConfig.base(37000, 37000, share_embeddings=True)))["total"]
+)
 
 
 @question(QUESTIONS, 3, 2, "parameters after changing h and d_ff")
@@ -155,19 +221,33 @@ def q7(ns):
 
 # What qN.hint() prints in the notebook: a nudge towards the method, never the answer.
 HINTS = {
-    1: ('Source mask from padding, target mask from padding and causal_mask; then '
-        'model.pos(model.src_embed(src)) through model.encoder, the same for the target through model.decoder '
-        'with the memory, then model.generator.'),
-    2: ('Assign the Parameter object itself: model.generator.weight = model.tgt_embed.lut.weight (and the '
-        'source table when the vocabularies have the same size). Copying the values makes a second Parameter.'),
-    3: ("Build the model on device='meta' and call count_parameters; on paper, only the feed-forward rows "
-        'depend on d_ff, and h changes nothing.'),
-    4: ("Count the two tables (8000 and 10000 rows of 512) and divide by count_parameters' total of the model "
-        'built on the meta device.'),
-    5: ('A Pre-LN stack adds one final LayerNorm after the encoder and one after the decoder; each LayerNorm '
-        'has a weight and a bias of d_model.'),
-    6: ("Run the cell's two backward passes and compare tied.generator.weight.grad with G, E and G + E using "
-        'torch.allclose.'),
-    7: ('Build the causal-only mask yourself and call model.decode with it; compare with model(src, tgt) at '
-        'the real target positions.'),
+    1: (
+        "Source mask from padding, target mask from padding and causal_mask; then "
+        "model.pos(model.src_embed(src)) through model.encoder, the same for the target through model.decoder "
+        "with the memory, then model.generator."
+    ),
+    2: (
+        "Assign the Parameter object itself: model.generator.weight = model.tgt_embed.lut.weight (and the "
+        "source table when the vocabularies have the same size). Copying the values makes a second Parameter."
+    ),
+    3: (
+        "Build the model on device='meta' and call count_parameters; on paper, only the feed-forward rows "
+        "depend on d_ff, and h changes nothing."
+    ),
+    4: (
+        "Count the two tables (8000 and 10000 rows of 512) and divide by count_parameters' total of the model "
+        "built on the meta device."
+    ),
+    5: (
+        "A Pre-LN stack adds one final LayerNorm after the encoder and one after the decoder; each LayerNorm "
+        "has a weight and a bias of d_model."
+    ),
+    6: (
+        "Run the cell's two backward passes and compare tied.generator.weight.grad with G, E and G + E using "
+        "torch.allclose."
+    ),
+    7: (
+        "Build the causal-only mask yourself and call model.decode with it; compare with model(src, tgt) at "
+        "the real target positions."
+    ),
 }

@@ -7,16 +7,19 @@ so the merges are compared exactly, in order, ties included. One place where the
 textbook rule, a merge that makes a symbol an earlier merge already made, never happens on these word lists:
 `library_merges` asserts it. The references are learnt when this module is imported, before the questions
 are forked."""
+
 import json
 import os
 import random
 from collections import Counter
 
-os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")   # no thread pool to inherit across the forks
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")  # no thread pool to inherit across the forks
 from tokenizers import Tokenizer, models, trainers
 
 from transformer.subwords import apply_bpe, byte_words, learn_bpe
-from ..checks import Miss, check_choices, need, question
+
+from ..checks import Miss, check_choices, question
+from ..learner import need
 
 NOTEBOOK = "09_1_subwords"
 QUESTIONS = []
@@ -30,8 +33,9 @@ def library_merges(word_counts, n_merges):
     alphabet = {c for word in word_counts for c in word}
     trainer = trainers.BpeTrainer(vocab_size=len(alphabet) + n_merges, show_progress=False)
     tok.train_from_iterator([w for w, count in word_counts.items() for _ in range(count)], trainer)
-    merges = [tuple(m.split(" ")) if isinstance(m, str) else tuple(m)
-              for m in json.loads(tok.to_str())["model"]["merges"]]
+    merges = [
+        tuple(m.split(" ")) if isinstance(m, str) else tuple(m) for m in json.loads(tok.to_str())["model"]["merges"]
+    ]
     made = ["".join(m) for m in merges]
     assert len(set(made) | alphabet) == len(made) + len(alphabet), "a merge made a symbol twice"
     return merges
@@ -49,10 +53,12 @@ def join(symbols, pair):
     "Symbols with every occurrence of `pair`, left to right, joined into one (for the hints)."
     out, i = [], 0
     while i < len(symbols):
-        if tuple(symbols[i:i + 2]) == pair:
-            out.append(pair[0] + pair[1]); i += 2
+        if tuple(symbols[i : i + 2]) == pair:
+            out.append(pair[0] + pair[1])
+            i += 2
         else:
-            out.append(symbols[i]); i += 1
+            out.append(symbols[i])
+            i += 1
     return out
 
 
@@ -75,16 +81,36 @@ def show(words, limit=8):
 
 
 # ---------------------------------------------------------------- the word lists
-SENNRICH = {"low": 5, "lower": 2, "newest": 6, "widest": 3}      # Sennrich et al. (2016)'s example
-GERMAN = {"Mann": 12, "Männer": 7, "Frau": 9, "Frauen": 4, "Hund": 8, "Hunde": 3, "Helm": 2, "Schutzhelm": 2,
-          "Schutzhelmen": 1, "Holz": 3, "Zaun": 2, "Holzzaun": 1, "Straße": 5, "Straßen": 2, "spielen": 6,
-          "spielt": 5, "Mädchen": 6, "Jungen": 4, "Hündin": 1}
-SENTENCES = ["Zwei Männer stehen am Herd und bereiten Essen zu.",
-             "Ein Mann mit einem Schutzhelm geht über die Straße.",
-             "Ein kleines Mädchen klettert in ein Spielhaus aus Holz.",
-             "Mehrere Männer mit Schutzhelmen bedienen ein Antriebsradsystem.",
-             "Zwei Hunde spielen im Schnee vor einem Holzzaun."]
-BYTE_LEVEL = Counter(w for s in SENTENCES for w in byte_words(s))   # as section 9.1 spells words: "ĠMÃ¤nner"
+SENNRICH = {"low": 5, "lower": 2, "newest": 6, "widest": 3}  # Sennrich et al. (2016)'s example
+GERMAN = {
+    "Mann": 12,
+    "Männer": 7,
+    "Frau": 9,
+    "Frauen": 4,
+    "Hund": 8,
+    "Hunde": 3,
+    "Helm": 2,
+    "Schutzhelm": 2,
+    "Schutzhelmen": 1,
+    "Holz": 3,
+    "Zaun": 2,
+    "Holzzaun": 1,
+    "Straße": 5,
+    "Straßen": 2,
+    "spielen": 6,
+    "spielt": 5,
+    "Mädchen": 6,
+    "Jungen": 4,
+    "Hündin": 1,
+}
+SENTENCES = [
+    "Zwei Männer stehen am Herd und bereiten Essen zu.",
+    "Ein Mann mit einem Schutzhelm geht über die Straße.",
+    "Ein kleines Mädchen klettert in ein Spielhaus aus Holz.",
+    "Mehrere Männer mit Schutzhelmen bedienen ein Antriebsradsystem.",
+    "Zwei Hunde spielen im Schnee vor einem Holzzaun.",
+]
+BYTE_LEVEL = Counter(w for s in SENTENCES for w in byte_words(s))  # as section 9.1 spells words: "ĠMÃ¤nner"
 
 
 def random_lists(seed=10, n=30):
@@ -108,7 +134,11 @@ CASES = [  # (words, number of merges, what the case is about)
     ({"ab": 1, "cd": 1, "ba": 1, "dc": 1}, 4, "every pair occurs once: ties all the way"),
     ({"abx": 2, "by": 2, "ab": 1}, 3, "a tie between a merged symbol ('ab') and an older one ('b')"),
     ({"za": 1, "äa": 1, "Za": 1}, 3, "a tie between 'Z', 'z' and 'ä' (code-point order: 'Z' < 'z' < 'ä')"),
-    ({"aaaa": 3, "aaab": 1, "baaa": 1, "ab": 6}, 6, "runs of one letter: a pair that occurs two or three times in a word"),
+    (
+        {"aaaa": 3, "aaab": 1, "baaa": 1, "ab": 6},
+        6,
+        "runs of one letter: a pair that occurs two or three times in a word",
+    ),
     ({"ab": 2, "abc": 1, "c": 4}, 10, "more merges asked than there are pairs: stop when no pair is left"),
     (GERMAN, 40, "German words, umlauts and ß included"),
     (BYTE_LEVEL, 60, "words of five German sentences as section 9.1 spells them (byte-level)"),
@@ -123,7 +153,7 @@ assert MERGES[0] == learn_bpe(SENNRICH, 10) and MERGES[9] == learn_bpe(BYTE_LEVE
 def q1(ns):
     got = ns.get("answer_q1")
     if got is None:
-        raise Miss("not answered yet", "Set `answer_q1` to a list of four pairs, e.g. [(\"a\", \"b\"), ...].")
+        raise Miss("not answered yet", 'Set `answer_q1` to a list of four pairs, e.g. [("a", "b"), ...].')
     got = merges_of(got, "`answer_q1`")
     if len(got) != 4:
         raise Miss(f"`answer_q1` has {len(got)} pairs, not 4", "Give the first four merges, in the order learnt.")
@@ -131,21 +161,31 @@ def q1(ns):
     while right < 4 and got[right] == MERGES[0][right]:
         right += 1
     if right < 4:
-        start = f"Your first {right} pairs are right, pair {right + 1} is not" if right > 1 else \
-            "Your first pair is right, the second is not" if right else "Your first pair is not right"
-        raise Miss("wrong merges", f"{start}. Count the pairs again after the merges before it, weighted by the "
-                                   "words' counts; then check the tie rule.")
+        start = (
+            f"Your first {right} pairs are right, pair {right + 1} is not"
+            if right > 1
+            else "Your first pair is right, the second is not"
+            if right
+            else "Your first pair is not right"
+        )
+        raise Miss(
+            "wrong merges",
+            f"{start}. Count the pairs again after the merges before it, weighted by the "
+            "words' counts; then check the tie rule.",
+        )
 
 
 def merges_of(got, what):
     "The learner's merges as a list of (str, str) tuples, or Miss."
     if isinstance(got, (str, bytes, dict, set)) or not hasattr(got, "__iter__"):
-        raise Miss(f"{what} is not a list of pairs", f"Got a {type(got).__name__}; expected e.g. [(\"e\", \"s\"), ...].")
+        raise Miss(f"{what} is not a list of pairs", f'Got a {type(got).__name__}; expected e.g. [("e", "s"), ...].')
     out = []
     for m in got:
         if isinstance(m, str) or not hasattr(m, "__len__") or len(m) != 2 or not all(isinstance(s, str) for s in m):
-            raise Miss(f"{what} is not a list of pairs of strings", f"One of its items is {m!r}; each merge is a pair "
-                                                                   "(left, right) of two symbols, e.g. (\"e\", \"s\").")
+            raise Miss(
+                f"{what} is not a list of pairs of strings",
+                f'One of its items is {m!r}; each merge is a pair (left, right) of two symbols, e.g. ("e", "s").',
+            )
         out.append(tuple(m))
     return out
 
@@ -156,22 +196,37 @@ def explain(words, n, want, got):
     k = next((i for i, (a, b) in enumerate(zip(want, got)) if a != b), min(len(want), len(got)))
     agree = f"the first {k} merges agree" if k > 1 else "the first merge agrees" if k else "the first merge differs"
     if k == len(want) and len(got) > len(want):
-        return (f"{agree}; after them no pair of neighbouring symbols is left (every word is one symbol), but you "
-                f"return {len(got)} merges. Stop when there is no pair left.")
+        return (
+            f"{agree}; after them no pair of neighbouring symbols is left (every word is one symbol), but you "
+            f"return {len(got)} merges. Stop when there is no pair left."
+        )
     if k == len(got):
         return f"{agree}, then your list ends: {len(want)} merges were expected ({n} asked, pairs still left)."
     counts = pair_counts(words, want[:k])
     a, b = want[k], got[k]
-    text = (f"{agree}; merge {k + 1} should join {a} ({counts[a]} times, counts included), you joined {b} "
-            f"({counts[b]} times)")
+    text = (
+        f"{agree}; merge {k + 1} should join {a} ({counts[a]} times, counts included), you joined {b} "
+        f"({counts[b]} times)"
+    )
     if counts[b] == counts[a]:
-        text += (". A tie: it goes to the pair whose left symbol, then right symbol, entered the vocabulary first "
-                 "(the characters in code-point order, then each merged symbol when it was made)")
+        text += (
+            ". A tie: it goes to the pair whose left symbol, then right symbol, entered the vocabulary first "
+            "(the characters in code-point order, then each merged symbol when it was made)"
+        )
     return text + "."
 
 
-@question(QUESTIONS, 2, 4, "learn_bpe", forbid=["transformer.subwords.learn_bpe", "transformer.subwords.Subwords",
-                                               "tokenizers.trainers.BpeTrainer"])
+@question(
+    QUESTIONS,
+    2,
+    4,
+    "learn_bpe",
+    forbid=[
+        "transformer.subwords.learn_bpe",
+        "transformer.subwords.Subwords",
+        "tokenizers.trainers.BpeTrainer",
+    ],
+)
 def q2(ns):
     f = need(ns, "learn_bpe", "function")
     for (words, n, case), want in zip(CASES, MERGES):
@@ -198,11 +253,16 @@ SEGMENT_CASES = [  # (word, merges, what the case is about)
     (byte_words("Männerhunde")[0], BYTE_MERGES, "a new byte-level word, the 60 merges of the five sentences"),
 ]
 PIECES = [library_pieces(word, merges) for word, merges, _ in SEGMENT_CASES]
-assert all(apply_bpe(w, m) == p for (w, m, _), p in zip(SEGMENT_CASES, PIECES))   # the chapter's agrees
+assert all(apply_bpe(w, m) == p for (w, m, _), p in zip(SEGMENT_CASES, PIECES))  # the chapter's agrees
 
 
-@question(QUESTIONS, 3, 2, "segment", forbid=["transformer.subwords.apply_bpe", "transformer.subwords.Subwords",
-                                             "tokenizers.models.BPE"])
+@question(
+    QUESTIONS,
+    3,
+    2,
+    "segment",
+    forbid=["transformer.subwords.apply_bpe", "transformer.subwords.Subwords", "tokenizers.models.BPE"],
+)
 def q3(ns):
     f = need(ns, "segment", "function")
     for (word, merges, case), want in zip(SEGMENT_CASES, PIECES):
@@ -210,13 +270,16 @@ def q3(ns):
         if not isinstance(got, (list, tuple)) or not all(isinstance(p, str) for p in got):
             raise Miss(f"`segment` does not return a list of strings ({case})", f"Got {got!r}.")
         if list(got) != want:
-            raise Miss(f"wrong pieces ({case})", f"segment({word!r}, {show_merges(merges)}): expected {want}, "
-                                                 f"got {list(got)}.")
+            raise Miss(
+                f"wrong pieces ({case})",
+                f"segment({word!r}, {show_merges(merges)}): expected {want}, got {list(got)}.",
+            )
 
 
 def show_merges(merges, limit=6):
-    return "[" + ", ".join(map(str, merges[:limit])) + (f", ... ({len(merges)} merges)]" if len(merges) > limit
-                                                        else "]")
+    return (
+        "[" + ", ".join(map(str, merges[:limit])) + (f", ... ({len(merges)} merges)]" if len(merges) > limit else "]")
+    )
 
 
 # ---------------------------------------------------------------- 4: what the rule implies
@@ -232,12 +295,18 @@ def q4(ns):
 
 # What qN.hint() prints in the notebook: a nudge towards the method, never the answer.
 HINTS = {
-    1: ('Count the pairs of all four words weighted by their counts, take the largest, merge it everywhere '
-        'and count again; in a tie the pair whose left symbol entered the vocabulary first wins.'),
-    2: ('Keep each word as a tuple of symbols in a dict of your own (leave word_counts as it is), recount the '
-        'pairs before each merge, break ties by the order in which symbols entered, and stop when no pair is '
-        'left.'),
-    3: 'Start from list(word) and apply each merge in turn to every occurrence of its pair, left to right.',
-    4: ('Try each statement on small word lists with your learn_bpe and segment: one counterexample settles a '
-        'false statement.'),
+    1: (
+        "Count the pairs of all four words weighted by their counts, take the largest, merge it everywhere "
+        "and count again; in a tie the pair whose left symbol entered the vocabulary first wins."
+    ),
+    2: (
+        "Keep each word as a tuple of symbols in a dict of your own (leave word_counts as it is), recount the "
+        "pairs before each merge, break ties by the order in which symbols entered, and stop when no pair is "
+        "left."
+    ),
+    3: "Start from list(word) and apply each merge in turn to every occurrence of its pair, left to right.",
+    4: (
+        "Try each statement on small word lists with your learn_bpe and segment: one counterexample settles a "
+        "false statement."
+    ),
 }

@@ -1,4 +1,0 @@
-# Question 4 (2 points): what sacreBLEU's BLEU notices
-# RIGHT: the letters as a set, in capitals
-import sacrebleu
-answer_q4 = {"E", "A"}

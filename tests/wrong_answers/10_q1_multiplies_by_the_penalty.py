@@ -1,5 +1,0 @@
-# Question 1 (2 points): best_hypothesis
-# WRONG: log P multiplied by the penalty instead of divided: long outputs are punished twice
-def best_hypothesis(hypotheses, alpha):
-    "The text of the best (text, log P) pair by log P / lp(words + 1, alpha); the first one on a tie."
-    return max(hypotheses, key=lambda h: h[1] * length_penalty(len(h[0].split()) + 1, alpha))[0]

@@ -1,3 +1,0 @@
-# Question 4 (2 points): what the choice on validation tells
-# WRONG: believes the paper's alpha wins here too
-answer_q4 = "abce"

@@ -1,0 +1,12 @@
+# Question 5 (3 points): choose_alpha
+# WRONG: max over the alphas keeps the last of the tied ones
+def choose_alpha(table, alphas):
+    "(the alpha with the best corpus BLEU on `table`, {alpha: BLEU}); the smallest alpha on a tie."
+    def best(hyps, alpha):                                        # question 4's rule; max keeps the first on a tie
+        return max(hyps, key=lambda h: h[1] / length_penalty(len(h[0].split()) + 1, alpha))[0]
+    references = [ref for _, ref in table]
+    bleu = {}
+    for alpha in alphas:
+        picks = [best(hyps, alpha) for hyps, _ in table]
+        bleu[alpha] = sacrebleu.corpus_bleu(picks, [references]).score
+    return max(alphas, key=lambda a: (bleu[a], a)), bleu
