@@ -1,7 +1,7 @@
 """How long each page of the book takes to read, computed from its notebook or Markdown file.
 
-The measure (issue 42): prose at 180 words a minute plus code at 15 non-blank lines a minute,
-counting only what the built book shows a reader before the page's `## Answers` heading:
+Prose at 180 words a minute plus code at 15 non-blank lines a minute, counting only what the
+built book shows a reader before the page's `## Answers` heading:
 - markdown cells (or a Markdown page): the words a reader sees, without link targets, MyST
   comments (`% ...`), directive options (`:class: tip`) or LaTeX command names;
 - code cells: their non-blank lines, `#| export` lines included (the book shows them), except
@@ -10,12 +10,9 @@ counting only what the built book shows a reader before the page's `## Answers` 
   draws a figure); code fenced in Markdown counts as code;
 - never outputs, and nothing from the `## Answers` heading on.
 
-    python -m transformer_course.reading_time           # the table: pages, parts, minutes
-    python -m transformer_course.reading_time --write   # also set each Part I opening box's time
-
-The opening box of a Part I chapter (the markdown cell after its title) has a line
-`- **Time:** about N minutes.`; `--write` sets N to the page's minutes rounded to the nearest 5.
-"""
+    python -m transformer_course.reading_time [--write]   # the table; --write: the boxes' times too
+A Part I chapter's opening box (the markdown cell after its title) says `- **Time:** about N
+minutes.`; `--write` sets N to the page's minutes rounded to the nearest 5."""
 
 import argparse
 import glob

@@ -4,10 +4,8 @@
 wires the answers together: your multi-head attention calls your attention, your encoder layer builds your
 multi-head attention, feed-forward network and residual connections, and so on. `train_and_score` trains a
 model on the reversal task with the package's training loop and decodes it with the package's greedy
-decoder; `compare` does it for your model and for the package's `Transformer` with the same budget and
-seed (the package's run is computed once and cached: `run_cache.py`); `culprit` swaps your pieces for the
-package's one at a time and names the first swap that makes your model learn.
-"""
+decoder; `compare` does it for your model and the package's `Transformer` (computed once: `run_cache.py`),
+same budget and seed; `culprit` swaps in the package's pieces one at a time, naming the first that helps."""
 
 import contextlib
 import io
@@ -225,30 +223,19 @@ def train_and_score(make_model, seed=0, steps=None):
 
 
 # ---------------------------------------------------------------- the package's run, computed once
-# The package's accuracy is the bar a learner's model must reach. It depends only on the package's code, this
-# module (the task, the budget, the training and decoding), the seed, and the PyTorch build, threads and kind
-# of CPU that compute it (rounding). `cached` keeps it under a digest of all of these: the next grading, and
-# the tests, read it instead of training the package's model again; any change to one of them computes it afresh.
-
-
 def reference_key(seed, steps=None) -> dict:
-    "Everything that decides the package's run for `seed`."
+    """Everything that decides the package's run for `seed`, the bar a learner's model must reach: the package's
+    code, this module, the seed, and the PyTorch build, threads and kind of CPU (rounding). `cached` keeps the
+    run's accuracy under a digest of all of these; any change to one of them computes it afresh."""
     import transformer
 
-    package = Path(transformer.__file__).parent
+    modules = sorted(p for p in Path(transformer.__file__).parent.glob("*.py") if p.name != "_modidx.py")
     return {
-        "run": "package_accuracy",
-        "seed": seed,
-        "steps": steps,
-        "package": {
-            p.name: sha256_bytes(p.read_bytes()) for p in sorted(package.glob("*.py")) if p.name != "_modidx.py"
-        },  # nbdev's index of names: never imported
+        **{"run": "package_accuracy", "seed": seed, "steps": steps, "torch": torch.__version__},
+        **{"threads": torch.get_num_threads(), "cpu": torch.backends.cpu.get_cpu_capability()},
+        **{"machine": platform.machine(), "python": platform.python_version()},
+        "package": {p.name: sha256_bytes(p.read_bytes()) for p in modules},  # _modidx: nbdev's index, never imported
         "capstone": sha256_bytes(Path(__file__).read_bytes()),
-        "torch": torch.__version__,
-        "threads": torch.get_num_threads(),
-        "cpu": torch.backends.cpu.get_cpu_capability(),
-        "machine": platform.machine(),
-        "python": platform.python_version(),
     }
 
 
