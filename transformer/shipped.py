@@ -138,7 +138,7 @@ def _read_pipeline(folder, about, sizes):
     if about.get("kind") != "bpe":
         raise FormatError(f"{folder / 'config.json'}: no sub-word pipeline entry")
     target, langs = about.get("target_tokenizer"), about.get("langs", ("de", "en"))
-    out_vocab = about.get("out_vocab", about.get("outputs"))   # the key before issue 43
+    out_vocab = about.get("out_vocab", about.get("outputs"))   # older: "outputs"
     pipeline = SubwordPipeline(subwords(SOURCE_TOKENIZER), out_vocab,
                                target and subwords(target), langs)
     if tuple(pipeline.sizes) != tuple(sizes):
