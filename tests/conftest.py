@@ -150,3 +150,30 @@ def pytest_terminal_summary(terminalreporter, config):
         terminalreporter.write_line(BOOK_DECISION.read_text().strip())
         if TRANSLATOR_TIMES.is_file() and TRANSLATOR_TIMES.stat().st_mtime >= start:
             terminalreporter.write_line(TRANSLATOR_TIMES.read_text().strip())
+
+
+def evaluate_model(folder, data_dir, out, *options):
+    """transformer-evaluate --model FOLDER on val (options: --limit, --beam, ...), in this process: (the JSON
+    it wrote, its translations, one per line)."""
+    import json
+
+    from transformer.cli import evaluate_main
+
+    with pytest.raises(SystemExit) as e:
+        evaluate_main(
+            [
+                "--model",
+                str(folder),
+                "--data",
+                str(data_dir),
+                "--split",
+                "val",
+                *map(str, options),
+                "--output",
+                str(out.with_suffix(".txt")),
+                "--json",
+                str(out.with_suffix(".json")),
+            ]
+        )
+    assert e.value.code == 0
+    return json.loads(out.with_suffix(".json").read_text()), out.with_suffix(".txt").read_text()

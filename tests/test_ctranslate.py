@@ -13,7 +13,7 @@ import sys
 
 import pytest
 import torch
-from conftest import skip_or_fail
+from conftest import evaluate_model, skip_or_fail
 from test_translator_input import assert_translator_interface
 
 from transformer.data import Vocab
@@ -248,37 +248,15 @@ def test_the_export_command_converts_a_model_folder(ct2, tmp_path):
 
 def test_evaluate_scores_a_ctranslate2_folder_alone(ct2, tmp_path, data_dir):
     "transformer-evaluate --model CT2_FOLDER: the folder alone (no PyTorch model), greedy as the course's translator."
-    import json
 
-    from transformer.cli import evaluate_main
     from transformer.data import load_split
 
     translator = tiny_translator(True, True, "target")
     folder = ct2.export_ctranslate2(translator, tmp_path / "ct2")
     fast = ct2.CTranslate2Translator(folder)
     assert fast.langs == translator.langs and fast.alpha == translator.alpha
-    with pytest.raises(SystemExit) as e:
-        evaluate_main(
-            [
-                "--model",
-                str(folder),
-                "--data",
-                str(data_dir),
-                "--split",
-                "val",
-                "--limit",
-                "6",
-                "--beam",
-                "1",
-                "--output",
-                str(tmp_path / "hyps.en"),
-                "--json",
-                str(tmp_path / "scores.json"),
-            ]
-        )
-    assert e.value.code == 0
-    scores = json.loads((tmp_path / "scores.json").read_text())
+    scores, text = evaluate_model(folder, data_dir, tmp_path / "hyps", "--limit", 6, "--beam", 1)
     assert scores["runtime"] == "ctranslate2" and scores["sentences"] == 6 and 0 <= scores["chrf"] <= 100
     german = [de for de, _ in load_split("val", data_dir)[:6]]
     expected = translator.translate_ids(translator.source_ids(german), beam_size=1)
-    assert (tmp_path / "hyps.en").read_text().splitlines() == expected
+    assert text.splitlines() == expected

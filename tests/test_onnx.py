@@ -16,6 +16,7 @@ import torch
 pytest.importorskip("onnxruntime", reason="the onnx extra is not installed (pip install -e '.[dev]')")
 pytest.importorskip("onnxscript", reason="the onnx extra is not installed (pip install -e '.[dev]')")
 import onnxruntime  # noqa: E402
+from conftest import evaluate_model  # noqa: E402
 from test_translator_input import assert_translator_interface  # noqa: E402
 
 from transformer import onnx_export  # noqa: E402
@@ -303,37 +304,11 @@ def test_without_onnx_installed_the_command_says_how_to_install_it(folders, tmp_
     assert r.returncode == 1 and len(lines) == 1 and 'pip install "transformer[onnx]"' in lines[0], r.stderr
 
 
-def evaluate(folder, data_dir, out, *options):
-    "transformer-evaluate --model FOLDER on the first 5 val sentences: (the JSON it wrote, its translations)."
-    from transformer.cli import evaluate_main
-
-    with pytest.raises(SystemExit) as e:
-        evaluate_main(
-            [
-                "--model",
-                str(folder),
-                "--data",
-                str(data_dir),
-                "--split",
-                "val",
-                "--limit",
-                "5",
-                "--output",
-                str(out.with_suffix(".en")),
-                "--json",
-                str(out.with_suffix(".json")),
-                *options,
-            ]
-        )
-    assert e.value.code == 0
-    return json.loads(out.with_suffix(".json").read_text()), out.with_suffix(".en").read_text()
-
-
 def test_evaluate_scores_an_onnx_folder_through_the_interface(folders, data_dir, tmp_path):
     "transformer-evaluate --model ONNX_FOLDER scores the graphs alone, as it scores the PyTorch folder (greedy)."
     _, model_dir, onnx_dir = folders
-    torch_json, torch_text = evaluate(model_dir, data_dir, tmp_path / "torch", "--beam", "1")
-    onnx_json, onnx_text = evaluate(onnx_dir, data_dir, tmp_path / "onnx", "--beam", "1")
+    torch_json, torch_text = evaluate_model(model_dir, data_dir, tmp_path / "torch", "--limit", 5, "--beam", 1)
+    onnx_json, onnx_text = evaluate_model(onnx_dir, data_dir, tmp_path / "onnx", "--limit", 5, "--beam", 1)
     assert onnx_json["runtime"] == "onnxruntime" and onnx_json["model"] == str(onnx_dir)
     assert onnx_text == torch_text and len(onnx_text.splitlines()) == 5
     for key in ("bleu", "chrf", "bleu_tokenized_lc", "sentences"):
