@@ -39,6 +39,7 @@ RETIRED = {
 }
 NOT_RUNS = ("bench", "toy")
 PREFERRED = ("beam4-alpha1.5", "beam4-alpha0.6", "beam4-alpha0.6-unk")
+SEARCH_FROM = 52  # the recipe search of issue 50: its own table, published-way BLEU
 
 
 def runs():
@@ -69,7 +70,7 @@ def run_table():
         "| run | machine | precision | updates | minutes | decoding | val: last / averaged | test: last / averaged |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    for run in runs():
+    for run in (r for r in runs() if series(r) < SEARCH_FROM):
         decoding = next(
             (
                 d
@@ -105,7 +106,7 @@ def directions_table():
         "| run | direction | weights | alpha | val: published / sacreBLEU | test: published / sacreBLEU |",
         "|---|---|---|---|---|---|",
     ]
-    for run in runs():
+    for run in (r for r in runs() if series(r) < SEARCH_FROM):
         for weights in ("checkpoint", "averaged"):
             for alpha in ("1.5", "0.6"):
                 v, t = (score(run, weights, sp, f"beam4-alpha{alpha}") for sp in ("val", "test_2016_flickr"))
@@ -115,6 +116,42 @@ def directions_table():
                 rows.append(
                     f"| `{run.name}` | {' → '.join(v['langs'])} | {weights} | {alpha} | {both(v)} | {both(t)} |"
                 )
+    return rows
+
+
+def series(run):
+    "The series number of a run folder (s21b: 21)."
+    return int(run.name[1:3])
+
+
+def mean_spread(values):
+    "Mean ± half the range of the values given, as text (one value: itself)."
+    if not values:
+        return "–"
+    mean, half = sum(values) / len(values), (max(values) - min(values)) / 2
+    return f"{mean:.2f}" + (f" ± {half:.2f}" if len(values) > 1 else "")
+
+
+def search_table():
+    "One row per recipe of the search (its seeds together): published-way BLEU, beam 4, alpha 1.5."
+    rows = [
+        "| recipe (run without its seed) | seeds | updates | val: last | val: averaged | test: last | test: averaged |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    groups = {}
+    for run in runs():
+        if series(run) >= SEARCH_FROM:
+            groups.setdefault(re.sub(r"-seed\d+$", "", run.name), []).append(run)
+    for name, members in groups.items():
+        cell = lambda w, sp: mean_spread(
+            [r["bleu_published"] for r in (score(m, w, sp, PREFERRED[0]) for m in members) if r]
+        )
+        last = sorted({max(json.loads(line).get("step", 0) for line in (m / "metrics.jsonl").open()) for m in members})
+        updates = "–".join(f"{n:,}" for n in last[:: max(1, len(last) - 1)])
+        rows.append(
+            f"| `{name}` | {len(members)} | {updates} | {cell('checkpoint', 'val')} | {cell('averaged', 'val')} | "
+            f"{cell('checkpoint', 'test_2016_flickr')} | {cell('averaged', 'test_2016_flickr')} |"
+        )
     return rows
 
 
@@ -161,6 +198,7 @@ def training_table():
 TABLES = {
     "runs": run_table,
     "directions": directions_table,
+    "search": search_table,
     "averaging": averaging_table,
     "translate": translate_table,
     "training": training_table,

@@ -8,11 +8,21 @@ from dataclasses import fields
 import pytest
 import torch
 
-from transformer.arguments import evaluate_parser, export_parser, train_parser, translate_parser
+from transformer.arguments import evaluate_parser, export_parser, train_choices, train_parser, translate_parser
 from transformer.checkpoint import Checkpoint, FormatError, RunFolder
 from transformer.cli import plan_message, run_record
 from transformer.data import DataError
-from transformer.presets import PRESETS, RUN_OPTIONS, TrainConfig, preset, resumable, run_model, run_options
+from transformer.presets import (
+    PRESETS,
+    RUN_OPTIONS,
+    RunMismatch,
+    TrainConfig,
+    preset,
+    recorded_run,
+    resumable,
+    run_model,
+    run_options,
+)
 
 
 def test_presets_are_consistent():
@@ -50,6 +60,41 @@ def test_run_model_has_the_presets_shape_with_the_runs_options():
     cfg = model.cfg
     assert (cfg.src_vocab, cfg.tgt_vocab, cfg.d_model, cfg.h) == (50, 40, 64, 2)
     assert (cfg.dropout, cfg.n_layers, cfg.pre_norm) == (0.3, 2, True) and len(model.encoder.layers) == 2
+
+
+def test_the_shape_typed_on_the_command_line_builds_the_model():
+    "--d-model, --heads, --d-ff and the dropouts reach TransformerConfig; an old run's options keep the preset's."
+    a = train_parser().parse_args(
+        "--d-model 128 --heads 4 --d-ff 256 --n-layers 4 --attn-dropout 0.1 --ffn-dropout 0.05 --label-smoothing 0.2".split()
+    )
+    chosen = train_choices(a)
+    assert chosen["label_smoothing"] == 0.2 and preset("cpu", label_smoothing=0.2)[1].label_smoothing == 0.2
+    options = run_options("cpu", **{k: chosen[k] for k in RUN_OPTIONS})
+    pipeline = type("P", (), {"sizes": (50, 40), "shared": False, "out_vocab": None})()
+    cfg = run_model(pipeline, "cpu", options).cfg
+    assert (cfg.d_model, cfg.h, cfg.d_k, cfg.d_ff, cfg.n_layers) == (128, 4, 32, 256, 4)
+    assert (cfg.dropout, cfg.attn_dropout, cfg.ffn_dropout, cfg.pre_norm) == (0.2, 0.1, 0.05, True)
+    plain = run_options("cpu")  # the preset's shape, recorded whole
+    assert {k: plain[k] for k in ("d_model", "h", "d_ff", "attn_dropout", "ffn_dropout")} == {
+        "d_model": 256,
+        "h": 8,
+        "d_ff": 512,
+        "attn_dropout": 0.0,
+        "ffn_dropout": 0.0,
+    }
+    old = run_model(pipeline, "cpu", {"dropout": 0.2, "n_layers": 3, "pre_norm": True}).cfg
+    assert (old.d_model, old.h, old.d_ff, old.ffn_dropout) == (256, 8, 512, 0.0)
+    with pytest.raises(ValueError, match="--d-model 100 is not a multiple of --heads 8"):
+        run_options("cpu", d_model=100)
+
+
+def test_a_resumed_run_refuses_another_shape_by_the_flag_that_was_typed(tmp_path):
+    options = run_options("cpu", ("en", "de"), d_model=128, h=4)
+    folder = RunFolder(tmp_path / "run")
+    Checkpoint({}, {}, train_config={}, preset="cpu", options=options).save(folder.checkpoint)
+    with pytest.raises(RunMismatch, match="^--heads 8: the run in .* has 4;"):
+        recorded_run(folder.path, {"h": 8})
+    assert recorded_run(folder.path, {"h": 4, "d_model": 128})[2] == options
 
 
 def test_resumable_never_overwrites_and_resumes_only_a_run(tmp_path):

@@ -25,6 +25,8 @@ def _add_train_overrides(p):
                    help="updates of learning-rate warmup (default: the preset's)")
     p.add_argument("--lr-factor", type=float, help="factor in front of the learning "
                    "rate (chapter 7; default: the preset's)")
+    p.add_argument("--label-smoothing", type=float, help="epsilon of the smoothed "
+                   "loss (chapter 7; default: the preset's)")
     p.add_argument("--precision", choices=["auto", "fp32", "bf16"],
                    help="arithmetic of the matrix products; auto (the default) "
                    "measures which is faster here; a resumed run keeps its choice")
@@ -52,7 +54,18 @@ def _add_data_options(p):
                    "output layer scores only the sub-words the target uses (the "
                    "presets'); all: every entry of the shared vocabulary (with "
                    "bpe-separate every entry is a target piece, and both mean all)")
-    p.add_argument("--dropout", type=float, help="dropout (default: the preset's)")
+    p.add_argument("--d-model", type=int, help="width of the model (default: the "
+                   "preset's)")
+    p.add_argument("--heads", type=int, dest="h", help="attention heads, h; d_model "
+                   "must be a multiple (default: the preset's)")
+    p.add_argument("--d-ff", type=int, help="inner width of the feed-forward "
+                   "networks (default: the preset's)")
+    p.add_argument("--dropout", type=float, help="dropout on the embeddings and on "
+                   "every sublayer's output (default: the preset's)")
+    p.add_argument("--attn-dropout", type=float, help="dropout on the attention "
+                   "weights (default: the preset's)")
+    p.add_argument("--ffn-dropout", type=float, help="dropout inside the "
+                   "feed-forward networks (default: the preset's)")
     p.add_argument("--n-layers", type=int, help="N, the layers of the encoder and "
                    "of the decoder (default: the preset's)")
     p.add_argument("--pre-norm", action=argparse.BooleanOptionalAction,
@@ -84,10 +97,10 @@ def train_parser():
 
 def train_choices(a):
     "What a parsed transformer-train command line chose, by name; None: not given."
-    return {"preset": a.preset, "max_minutes": a.max_minutes, "max_steps": a.max_steps,
-            "max_tokens": a.max_tokens, "decay_steps": a.decay_steps, "seed": a.seed,
-            "warmup": a.warmup, "lr_factor": a.lr_factor, "precision": a.precision,
-            "device": a.device, "compile": a.compile or None,
+    train = ("max_minutes", "max_steps", "max_tokens", "decay_steps", "seed", "warmup",
+             "lr_factor", "label_smoothing", "precision", "device")
+    return {"preset": a.preset, **{k: getattr(a, k) for k in train},
+            "compile": a.compile or None,
             "progress": False if a.no_progress else None, "src": a.src, "tgt": a.tgt,
             "train_split": a.train_split, "val_split": a.val_split,
             **{k: getattr(a, k) for k in RUN_OPTIONS}}

@@ -78,7 +78,8 @@ def _announcer(cfg, snapshots):
 
 # %% ../chapters/25_cli.ipynb #0c770f50
 ON_TRAIN = ("max_minutes", "max_steps", "max_tokens", "decay_steps", "device", "seed",
-            "warmup", "lr_factor", "precision", "compile", "progress")  # TrainConfig's
+            "warmup", "lr_factor", "label_smoothing", "precision", "compile",
+            "progress")                                      # TrainConfig's
 
 # %% ../chapters/25_cli.ipynb #cli00tm1
 def train_main(argv=None):
