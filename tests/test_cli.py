@@ -10,7 +10,7 @@ import torch
 
 from transformer.arguments import evaluate_parser, export_parser, train_choices, train_parser, translate_parser
 from transformer.checkpoint import Checkpoint, FormatError, RunFolder
-from transformer.cli import plan_message, run_record
+from transformer.cli import ON_TRAIN, plan_message, run_record
 from transformer.data import DataError
 from transformer.presets import (
     PRESETS,
@@ -86,6 +86,14 @@ def test_the_shape_typed_on_the_command_line_builds_the_model():
     assert (old.d_model, old.h, old.d_ff, old.ffn_dropout) == (256, 8, 512, 0.0)
     with pytest.raises(ValueError, match="--d-model 100 is not a multiple of --heads 8"):
         run_options("cpu", d_model=100)
+
+
+def test_every_choice_of_the_train_command_reaches_the_run():
+    "Each option train_choices reports goes to the TrainConfig (ON_TRAIN) or the run's options."
+    chosen = set(train_choices(train_parser().parse_args([])))
+    where = {"preset", "src", "tgt", "train_split", "val_split"} | set(ON_TRAIN) | set(RUN_OPTIONS)
+    assert chosen == where
+    assert set(ON_TRAIN) <= {f.name for f in fields(TrainConfig)}
 
 
 def test_a_resumed_run_refuses_another_shape_by_the_flag_that_was_typed(tmp_path):
