@@ -195,6 +195,11 @@ def test_answers_are_on_the_site_and_hidden(html, docs):
     assert check_site.check_answers_hidden(html, docs) == []
 
 
+def test_every_module_docs_address_is_on_the_site(html, docs):
+    "help(transformer.X) ends with a Docs: address; the built site has that file (tools/book/book_docs.py)."
+    assert check_site.check_module_docs(html, docs) == []
+
+
 def test_the_answer_check_notices_a_missing_or_open_answer(tmp_path):
     "check_answers_hidden itself: a page whose answers are short, or shown, is reported."
     pages = iter(range(100))  # a new file per call: pages are parsed once and cached

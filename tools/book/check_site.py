@@ -8,6 +8,7 @@ Static checks on the HTML files:
   - no executed cell shows an error (traceback output, error output classes);
   - every code cell of every chapter ran (the executed notebooks are in the build's
     jupyter-cache, _build/.jupyter_cache);
+  - every module's `Docs:` address is in the site (tools/book/book_docs.py writes them);
   - no page loads a script, stylesheet or image from another host (the site works
     offline), and the MathJax the pages load is the copy inside the site.
 Browser check (headless Chromium driven by Selenium through chromedriver; `--no-browser`
@@ -225,6 +226,19 @@ def check_offline(html_dir: Path, docs: list[str]) -> list[str]:
     return problems
 
 
+def check_module_docs(html_dir: Path, docs: list[str]) -> list[str]:
+    "The address each module's `Docs:` line names (relative to the Documentation URL) is in the site."
+    problems = []
+    for module in sorted((ROOT / "transformer").glob("*.py")):
+        line = re.search(r"Docs: (\S+?\.html\.md)", module.read_text(encoding="utf-8"))
+        if line is None:
+            continue
+        name = line.group(1).rsplit("/", 1)[-1]
+        if not (Path(html_dir) / name).is_file():
+            problems.append(f"transformer/{module.name}: its Docs: address {name} is not in the site")
+    return problems
+
+
 # ---------------------------------------------------------------------- browser check
 STATIC_CHECKS = [
     check_toc_pages,
@@ -233,6 +247,7 @@ STATIC_CHECKS = [
     check_executed,
     check_offline,
     check_answers_hidden,
+    check_module_docs,
 ]
 
 
