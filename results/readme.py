@@ -16,9 +16,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 # a run folder: series, direction unless de-en, machine (and one thread), changes, seed
 RUN = re.compile(
-    r"s\d\d[a-z]?(-(?!de-en)[a-z]{2}-[a-z]{2})?"
-    r"-(cpu-(bf16|fp32|avx2)(-1thread)?|[a-z]\d{3})"
-    r"(-(?!seed)[a-z0-9]+)*(-seed[1-9]\d*)?"
+    r"s\d\d[a-z]?(-(?!de-en)(?P<direction>[a-z]{2}-[a-z]{2}))?"
+    r"-(?P<recipe>(cpu-(bf16|fp32|avx2)(-1thread)?|[a-z]\d{3})(-(?!seed)[a-z0-9]+)*)(-seed[1-9]\d*)?"
 )
 # a score file: weights, split, decoding (alpha for a beam, -unk where <unk> could come out)
 SCORE = re.compile(
@@ -133,24 +132,27 @@ def mean_spread(values):
 
 
 def search_table():
-    "One row per recipe of the search (its seeds together): published-way BLEU, beam 4, alpha 1.5."
+    "One row per direction and recipe of the search (its seeds together, from any series): published-way BLEU."
     rows = [
-        "| recipe (run without its seed) | seeds | updates | val: last | val: averaged | test: last | test: averaged |",
-        "|---|---|---|---|---|---|---|",
+        "| direction | recipe (run without series and seed) | seeds | updates "
+        "| val: last | val: averaged | test: last | test: averaged |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     groups = {}
     for run in runs():
         if series(run) >= SEARCH_FROM:
-            groups.setdefault(re.sub(r"-seed\d+$", "", run.name), []).append(run)
-    for name, members in groups.items():
+            m = RUN.fullmatch(run.name)
+            groups.setdefault((m["direction"] or "de-en", m["recipe"]), []).append(run)
+    for (direction, recipe), members in sorted(groups.items()):
         cell = lambda w, sp: mean_spread(
             [r["bleu_published"] for r in (score(m, w, sp, PREFERRED[0]) for m in members) if r]
         )
         last = sorted({max(json.loads(line).get("step", 0) for line in (m / "metrics.jsonl").open()) for m in members})
         updates = "–".join(f"{n:,}" for n in last[:: max(1, len(last) - 1)])
         rows.append(
-            f"| `{name}` | {len(members)} | {updates} | {cell('checkpoint', 'val')} | {cell('averaged', 'val')} | "
-            f"{cell('checkpoint', 'test_2016_flickr')} | {cell('averaged', 'test_2016_flickr')} |"
+            f"| {direction} | `{recipe}` | {len(members)} | {updates} | {cell('checkpoint', 'val')} | "
+            f"{cell('averaged', 'val')} | {cell('checkpoint', 'test_2016_flickr')} | "
+            f"{cell('averaged', 'test_2016_flickr')} |"
         )
     return rows
 
