@@ -81,6 +81,33 @@ def outputs(root, doc):
     return "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs)
 
 
+def test_a_chapter_the_parallel_workers_did_not_cache_runs_again_alone(book, monkeypatch):
+    "jupyter-cache's parallel workers can race while caching (a record removed twice): such a chapter runs again."
+    from jupyter_cache import executors
+
+    real, kinds = executors.load_executor, []
+
+    def load(kind, cache, **kwargs):
+        kinds.append(kind)
+        executor = real(kind, cache, **kwargs)
+        if kind == "local-parallel":  # the first chapter "could not be cached": reported errored, not run
+            run = executor.run_and_cache
+
+            def racing(filter_uris, **limits):
+                result = run(filter_uris=filter_uris[1:], **limits)
+                result.errored.append(filter_uris[0])
+                return result
+
+            executor.run_and_cache = racing
+        return executor
+
+    monkeypatch.setattr(executors, "load_executor", load)
+    rc, ran, said = execute(book)
+    assert (rc, ran, kinds) == (0, ["chapters/one.ipynb", "chapters/two.ipynb"], ["local-parallel", "local-serial"])
+    assert said.splitlines()[-1].startswith("executed 2 of the 2 chapters in ")
+    assert outputs(book, "chapters/one") == "A = 1\n" and outputs(book, "chapters/two") == "two\n"
+
+
 def test_what_is_executed_again(book):
     both = ["chapters/one.ipynb", "chapters/two.ipynb"]
     assert execute(book)[:2] == (0, both)

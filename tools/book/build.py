@@ -86,15 +86,13 @@ def invalidate(root: Path, out) -> None:
 
 def execute(root: Path, out) -> tuple[int, str]:
     "Step 2: (exit status, what was executed)."
-    from jupyter_cache import get_cache
-    from jupyter_cache.executors import load_executor
+    from jupyter_cache import executors, get_cache
 
     cfg = (yaml.safe_load((root / "_config.yml").read_text()) or {}).get("execute") or {}
     cache = get_cache(str(root / CACHE))
     chapters = [str(p) for p in sorted((root / "chapters").rglob("*.ipynb")) if not SKIP & set(p.parts)]
-    for record in cache.list_project_records():  # a chapter renamed or removed since
-        if record.uri not in chapters:
-            cache.remove_nb_from_project(record.pk)
+    for record in [r for r in cache.list_project_records() if r.uri not in chapters]:  # renamed, removed
+        cache.remove_nb_from_project(record.pk)
     for path in chapters:
         cache.add_nb_to_project(path)
     todo = [record.uri for record in cache.list_unexecuted()]
@@ -104,10 +102,13 @@ def execute(root: Path, out) -> tuple[int, str]:
     out(f"book: executing {len(todo)} of the {len(chapters)} chapters, {os.cpu_count()} at a time: {names}")
     os.environ["TRANSFORMER_FIGURES_SITE"] = "1"  # the figures leave plotly.js to the site
     os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core per chapter (the kernels inherit both)
-    start, logger = time.monotonic(), logging.getLogger(__name__)
-    logger.setLevel(logging.INFO)  # the workers report each chapter on stderr
+    start, log = time.monotonic(), logging.getLogger(__name__)
+    log.setLevel(logging.INFO)  # the workers report each chapter on stderr
     limits = dict(timeout=cfg.get("timeout", 30), allow_errors=bool(cfg.get("allow_errors", False)))
-    result = load_executor("local-parallel", cache, logger=logger).run_and_cache(filter_uris=todo, **limits)
+    run = lambda kind, uris: executors.load_executor(kind, cache, logger=log).run_and_cache(filter_uris=uris, **limits)
+    first = run("local-parallel", todo)  # a chapter not run or not cached (the workers can race): again, alone
+    again = run("local-serial", first.errored) if first.errored else type(first)()
+    result = type(first)(first.succeeded + again.succeeded, first.excepted + again.excepted, again.errored)
     for uri in result.excepted:
         out(f"{Path(uri).relative_to(root)}: ERROR: executing the chapter failed (a cell raised or timed out):")
         out((cache.get_project_record(uri).traceback or "").rstrip())
@@ -136,8 +137,7 @@ def sphinx(root: Path, flags, out) -> tuple[int, str]:
 
 def build(root: Path = ROOT, flags=(), out=print) -> int:
     "Build the book in `root`: 0, or the exit status of the step that failed."
-    root = Path(root).resolve()
-    invalidate(root, out)
+    invalidate(root := Path(root).resolve(), out)
     rc, executed = execute(root, out)
     if rc == 0:
         rc, read = sphinx(root, flags, out)
