@@ -14,11 +14,9 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-# a run folder: series, direction unless de-en, machine (and one thread), changes, seed
-RUN = re.compile(
-    r"s\d\d[a-z]?(-(?!de-en)(?P<direction>[a-z]{2}-[a-z]{2}))?"
-    r"-(?P<recipe>(cpu-(bf16|fp32|avx2)(-1thread)?|[a-z]\d{3})(-(?!seed)[a-z0-9]+)*)(-seed[1-9]\d*)?"
-)
+sys.path.insert(0, str(HERE.parent))  # run by path: the repository's transformer_course
+from transformer_course.lab import RUN, mean_spread  # noqa: E402  (the naming, the seeds' summary)
+
 # a score file: weights, split, decoding (alpha for a beam, -unk where <unk> could come out)
 SCORE = re.compile(
     r"(checkpoint|averaged(-\d+x\d+)?)-(val|test_2016_flickr)"
@@ -121,14 +119,6 @@ def directions_table():
 def series(run):
     "The series number of a run folder (s21b: 21)."
     return int(run.name[1:3])
-
-
-def mean_spread(values):
-    "Mean ± half the range of the values given, as text (one value: itself)."
-    if not values:
-        return "–"
-    mean, half = sum(values) / len(values), (max(values) - min(values)) / 2
-    return f"{mean:.2f}" + (f" ± {half:.2f}" if len(values) > 1 else "")
 
 
 def search_table():

@@ -200,6 +200,25 @@ def test_every_module_docs_address_is_on_the_site(html, docs):
     assert check_site.check_module_docs(html, docs) == []
 
 
+def test_every_symbol_link_of_nbdev_leads_to_its_cell(html, docs):
+    """_modidx.py's `<name>.html#<anchor>` (show_doc's links): the page is at the site's root, and
+    in Chromium it opens the chapter at the cell with the id `symbol-<anchor>` (book_docs.py)."""
+    assert check_site.check_symbol_links(html, docs) == []
+    need_browser()
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from tools.book.browser import chromium, serve
+
+    with serve(html) as base, chromium() as session:
+        session.get(base + "checkpoints.html#checkpoint.load")
+        WebDriverWait(session, 30).until(lambda s: "/chapters/" in s.current_url)
+        assert session.current_url == base + "chapters/14_checkpoints.html#symbol-checkpoint.load"
+        cell = session.find_element(  # the cell itself, or a span inside it holding a second id
+            "xpath", "//*[@id='symbol-checkpoint.load']/ancestor-or-self::div[contains(@class, 'cell')][1]"
+        )
+        assert "class Checkpoint" in cell.text
+
+
 def test_the_answer_check_notices_a_missing_or_open_answer(tmp_path):
     "check_answers_hidden itself: a page whose answers are short, or shown, is reported."
     pages = iter(range(100))  # a new file per call: pages are parsed once and cached

@@ -56,6 +56,23 @@ def test_every_name_follows_the_scheme():
         assert not readme["RUN"].fullmatch(bad), bad
 
 
+def test_a_name_gives_its_series_direction_recipe_and_seed():
+    from transformer_course.lab import RUN
+
+    m = RUN.fullmatch("s53-en-de-cpu-bf16-d128-drop01-seed12")
+    assert (m["series"], m["direction"], m["recipe"], m["seed"]) == ("53", "en-de", "cpu-bf16-d128-drop01", "12")
+    m = RUN.fullmatch("s21b-cpu-bf16-1thread-bpe4k")  # German to English: no direction
+    assert (m["series"], m["direction"], m["recipe"], m["seed"]) == ("21", None, "cpu-bf16-1thread-bpe4k", None)
+
+
+def test_seeds_are_summarised_as_mean_and_half_range():
+    from transformer_course.lab import mean_spread
+
+    assert mean_spread([38.1, 39.0, 38.4]) == "38.50 ± 0.45"  # not the standard deviation
+    assert mean_spread([41.0, None]) == "41.00"  # a missing score left out
+    assert mean_spread([]) == mean_spread([None]) == "–"
+
+
 def test_a_score_file_is_named_for_what_it_records():
     for run in readme["runs"]():
         for p in run.glob("*.json"):

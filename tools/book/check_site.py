@@ -8,7 +8,9 @@ Static checks on the HTML files:
   - no executed cell shows an error (traceback output, error output classes);
   - every code cell of every chapter ran (the executed notebooks are in the build's
     jupyter-cache, _build/.jupyter_cache);
-  - every module's `Docs:` address is in the site (tools/book/book_docs.py writes them);
+  - every module's `Docs:` address is in the site, and every link of nbdev's index of the
+    package (`<name>.html#<anchor>`) leads to the cell that defines its symbol
+    (tools/book/book_docs.py writes both);
   - no page loads a script, stylesheet or image from another host (the site works
     offline), and the MathJax the pages load is the copy inside the site.
 Browser check (headless Chromium driven by Selenium through chromedriver; `--no-browser`
@@ -31,6 +33,7 @@ from pathlib import Path
 
 from bs4 import BeautifulSoup
 
+from tools.book.book_docs import symbol_links
 from tools.book.browser import check_in_browser, find_driver, missing_browser  # noqa: F401
 from transformer_course.reading_time import toc_parts
 
@@ -82,7 +85,7 @@ def check_toc_pages(html_dir: Path, docs: list[str]) -> list[str]:
 def check_no_extra_pages(html_dir: Path, docs: list[str]) -> list[str]:
     "Only the toc's pages are on the site: nothing from exercises/, solutions/, tests/ ..."
     html_dir = Path(html_dir)
-    allowed = {f"{d}.html" for d in docs} | SPHINX_PAGES
+    allowed = {f"{d}.html" for d in docs} | SPHINX_PAGES | {p for p, _, _ in symbol_links(ROOT).values()}
     problems = []
     for p in sorted(html_dir.rglob("*")):
         rel = p.relative_to(html_dir).as_posix()
@@ -239,6 +242,18 @@ def check_module_docs(html_dir: Path, docs: list[str]) -> list[str]:
     return problems
 
 
+def check_symbol_links(html_dir: Path, docs: list[str]) -> list[str]:
+    "Each link of nbdev's index (`transformer/_modidx.py`) names a page that leads to the defining cell."
+    problems = []
+    for link, (name, chapter, _) in sorted(symbol_links(ROOT).items()):
+        redirect = Path(html_dir) / name
+        if not redirect.is_file() or f'url={chapter}.html"' not in redirect.read_text(encoding="utf-8"):
+            problems.append(f"{link}: {name} is not in the site or does not lead to {chapter}.html")
+        elif not soup(page(html_dir, chapter)).find(id="symbol-" + link.partition("#")[2]):
+            problems.append(f"{link}: no cell of {chapter}.html has the id symbol-{link.partition('#')[2]}")
+    return problems
+
+
 # ---------------------------------------------------------------------- browser check
 STATIC_CHECKS = [
     check_toc_pages,
@@ -248,6 +263,7 @@ STATIC_CHECKS = [
     check_offline,
     check_answers_hidden,
     check_module_docs,
+    check_symbol_links,
 ]
 
 
